@@ -1,0 +1,28 @@
+"""Rookhaven: seeded, auditable, bit-reproducible retrieval.
+
+The library API: ``retrieve(request, corpus, provider)`` for one request, ``Retriever`` to
+index a corpus once and answer many, and the boundary types in ``rookhaven.models``.
+"""
+
+from .core.canonical import canonical_bytes
+from .core.corpus import Corpus
+from .core.engine import CORE_VERSION, Retriever, retrieve
+from .core.providers import TfCosineProvider
+from .models import Audit, Document, RetrievalRequest, RetrievalResult, ScoredHit, Subquery
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CORE_VERSION",
+    "Audit",
+    "Corpus",
+    "Document",
+    "RetrievalRequest",
+    "RetrievalResult",
+    "Retriever",
+    "ScoredHit",
+    "Subquery",
+    "TfCosineProvider",
+    "canonical_bytes",
+    "retrieve",
+]

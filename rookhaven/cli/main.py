@@ -1,0 +1,63 @@
+"""Entry point of the ``rookhaven`` command: parse, load settings, dispatch, map errors to exits.
+
+Exit status: 0 success, 1 an operational failure (or a check that found a problem),
+2 bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from ..config import Settings
+from ..errors import InputError, RookhavenError
+from ..logs import configure_logging
+
+# Each module has ``register(subparsers)``, which adds its parser and sets ``run``:
+# a function (args, settings) -> exit status.
+SUBCOMMANDS = (
+    "retrieve",
+)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="rookhaven", description="Seeded, auditable, reproducible retrieval.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    subparsers.required = True
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"{__package__}.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_mapping(os.environ)
+        configure_logging(settings.log_level)
+        status: int = args.run(args, settings)
+    except InputError as exc:
+        print(f"rookhaven: error: {exc}", file=sys.stderr)
+        return 2
+    except RookhavenError as exc:
+        print(f"rookhaven: failed: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rookhaven: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""``rookhaven retrieve``: rank a corpus file for one query and print the canonical result bytes."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..config import Settings
+from ..core.canonical import canonical_bytes
+from ..core.engine import retrieve
+from ..corpusfile import load_documents
+from .options import add_request_options, corpus_path, request_from, write_line
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("retrieve", help="rank a corpus file for one query",
+                                   description=__doc__)
+    parser.add_argument("--corpus", help="corpus file (default: ROOKHAVEN_CORPUS_PATH)")
+    add_request_options(parser)
+    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    request = request_from(args, settings)
+    documents = load_documents(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
+    result = retrieve(request, documents, args.provider or settings.provider)
+    write_line(canonical_bytes(result))
+    return 0

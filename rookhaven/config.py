@@ -1,0 +1,142 @@
+"""Settings: every ROOKHAVEN_* variable, its default and unit, parsed from a mapping once.
+
+Precedence is flag > environment > default; flags are applied by the front ends through
+``Settings.with_overrides``. Tests pass a dict, never touch ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, InvalidRequestError
+from .models import DEFAULT_RECALL, DEFAULT_SEED, RetrievalRequest
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _whole(minimum: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError:
+            raise ValueError(f"must be a whole number >= {minimum}") from None
+        if value < minimum:
+            raise ValueError(f"must be a whole number >= {minimum}")
+        return value
+    return parse
+
+
+def _text(raw: str) -> str:
+    if not raw.strip():
+        raise ValueError("must not be empty")
+    return raw
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in options:
+            raise ValueError(f"must be one of: {', '.join(options)}")
+        return value
+    return parse
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its variable, field, parser, default and what it means (with unit)."""
+
+    variable: str
+    field: str
+    parse: Callable[[str], Any]
+    default: Any
+    meaning: str
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(_text(raw)), None,
+         "corpus file (JSON array or JSON Lines) used when no corpus is named"),
+    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1), DEFAULT_RECALL,
+         "recall budget when a request gives none (documents)"),
+    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1), 1000,
+         "largest recall budget a request may ask for (documents)"),
+    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1), 4096,
+         "longest query accepted (characters)"),
+    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1), 100_000,
+         "most documents a loaded corpus may hold (documents)"),
+    Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text, DEFAULT_SEED,
+         "seed when a request gives none"),
+    Spec("ROOKHAVEN_PROVIDER", "provider", _text, "tfcosine",
+         "scoring provider when none is named"),
+    Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS), "info",
+         "least severe log level written to stderr"),
+    Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text, None,
+         "Redis for the store and the Celery broker "
+         "(redis:// or rediss://, with user:password@ and /db)"),
+    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _text, "rookhaven",
+         "prefix of every Redis key Rookhaven writes"),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated settings; build with ``Settings.from_mapping(os.environ)`` at an edge."""
+
+    corpus_path: Path | None = None
+    default_recall: int = DEFAULT_RECALL
+    max_recall: int = 1000
+    max_query_len: int = 4096
+    max_corpus_docs: int = 100_000
+    default_seed: str = DEFAULT_SEED
+    provider: str = "tfcosine"
+    log_level: str = "info"
+    redis_url: str | None = None
+    key_prefix: str = "rookhaven"
+
+    @classmethod
+    def from_mapping(cls, env: Mapping[str, str]) -> Settings:
+        """Parse every ROOKHAVEN_* variable present in ``env``; unknown ones are ignored."""
+        values: dict[str, Any] = {}
+        for spec in SPECS:
+            raw = env.get(spec.variable)
+            if raw is None or raw == "":
+                continue
+            try:
+                values[spec.field] = spec.parse(raw)
+            except ValueError as exc:
+                raise ConfigError(f"{spec.variable} {exc}, got {raw!r}") from None
+        settings = cls(**values)
+        settings.check()
+        return settings
+
+    def check(self) -> None:
+        """Refuse combinations that cannot work together."""
+        if self.default_recall > self.max_recall:
+            raise ConfigError(
+                f"ROOKHAVEN_DEFAULT_RECALL ({self.default_recall}) exceeds "
+                f"ROOKHAVEN_MAX_RECALL ({self.max_recall}); lower one or raise the other"
+            )
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """These settings with the non-None ``overrides`` (from flags) applied."""
+        changed = {k: v for k, v in overrides.items() if v is not None}
+        settings = dataclasses.replace(self, **changed)
+        settings.check()
+        return settings
+
+    def check_request(self, request: RetrievalRequest) -> RetrievalRequest:
+        """``request`` if it is within the limits, else an error saying which and by how much."""
+        if len(request.query) > self.max_query_len:
+            raise InvalidRequestError(
+                f"query is {len(request.query)} characters; the limit is {self.max_query_len} "
+                "(ROOKHAVEN_MAX_QUERY_LEN)"
+            )
+        if request.recall_budget > self.max_recall:
+            raise InvalidRequestError(
+                f"recall budget {request.recall_budget} is over the maximum {self.max_recall} "
+                "(ROOKHAVEN_MAX_RECALL)"
+            )
+        return request

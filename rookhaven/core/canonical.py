@@ -1,0 +1,49 @@
+"""The one byte encoding of anything Rookhaven stores, hashes or replays.
+
+Policy (docs/adr/0001-determinism.md): JSON via orjson with keys sorted, UTF-8 unescaped,
+no whitespace. Floats only ever hold integer / 2**k values computed from integer scores,
+so they are exact and orjson's shortest round-trip form is the same on every machine.
+Non-finite floats are refused rather than written as ``null``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+_OPTIONS = orjson.OPT_SORT_KEYS
+
+
+def _check_finite(value: Any) -> None:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"non-finite float {value!r} has no canonical encoding")
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_finite(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_finite(item)
+
+
+def to_plain(value: BaseModel | Any) -> Any:
+    """The JSON-ready plain data of a model (field names, not aliases) or of plain data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+def canonical_bytes(value: BaseModel | Any) -> bytes:
+    """The canonical JSON bytes of ``value``; equal inputs always give equal bytes."""
+    data = to_plain(value)
+    _check_finite(data)
+    return orjson.dumps(data, option=_OPTIONS)
+
+
+def sha256_digest(data: bytes) -> str:
+    """``sha256:<hex>``, the digest form used for every content address."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -1,0 +1,148 @@
+"""The retrieval engine: decompose, allocate, rank each subquery, merge, backfill, audit.
+
+``Retriever`` indexes a corpus once and answers many requests; ``retrieve`` is the one-shot
+form. Both give the same bytes for the same (request, corpus, provider configuration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..models import (
+    Audit,
+    Contribution,
+    DroppedPart,
+    Engine,
+    RetrievalRequest,
+    RetrievalResult,
+    ScoredHit,
+    Subquery,
+)
+from .allocate import largest_remainder
+from .canonical import canonical_bytes, sha256_digest
+from .corpus import Corpus, as_corpus
+from .decompose import decompose
+from .providers import ScoringProvider, make_provider
+from .rng import mulberry32
+from .select import IntArray, top_k
+from .streams import derive_streams, tie_key
+
+# The version of the decomposition, allocation, selection and merge semantics. Bump it (and
+# regenerate tests/golden) whenever any of them would give different bytes.
+CORE_VERSION = "1"
+
+MERGE_ORDERS = ("max-subquery", "whole-query")
+
+
+def resolve_provider(provider: str | ScoringProvider, params: dict[str, Any]) -> ScoringProvider:
+    """A provider object from a name and parameters, or the object itself (then no params)."""
+    if isinstance(provider, str):
+        return make_provider(provider, **params)
+    if params:
+        raise ConfigError("pass parameters either to the provider object or by name, not both")
+    return provider
+
+
+class Retriever:
+    """A corpus indexed for one provider configuration, ready to answer requests."""
+
+    def __init__(self, corpus: Corpus | Iterable[Any], provider: str | ScoringProvider = "tfcosine",
+                 **params: Any) -> None:
+        self.corpus = as_corpus(corpus)
+        self.provider = resolve_provider(provider, params)
+        if self.provider.merge not in MERGE_ORDERS:
+            raise ConfigError(f"unknown merge order {self.provider.merge!r}; "
+                              f"choose one of: {', '.join(MERGE_ORDERS)}")
+        self.index = self.provider.build(self.corpus)
+        self.engine = Engine(name=self.provider.name,
+                             version=f"{CORE_VERSION}.{self.provider.version}")
+        self.config: dict[str, Any] = {
+            "core": CORE_VERSION,
+            "provider": self.provider.name,
+            "merge": self.provider.merge,
+            "backfill": "whole-query",
+            "params": self.provider.config(),
+        }
+        self.config_digest = sha256_digest(canonical_bytes(self.config))
+
+    def _score_of(self, units: int) -> float:
+        return units / self.provider.scale
+
+    def _order(self, units_by_ord: dict[int, int], ranking_seed: int) -> list[int]:
+        ids = self.corpus.ids
+        return sorted(units_by_ord,
+                      key=lambda o: (-units_by_ord[o], tie_key(ranking_seed, ids[o]), o))
+
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        """Rank the corpus for ``request`` and explain how, deterministically."""
+        analyzer, ids = self.provider.analyzer, self.corpus.ids
+        streams = derive_streams(request.seed, request.query)
+        parts = decompose(request.query, analyzer, split=request.decompose)
+        budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
+                                    mulberry32(streams.allocation))
+
+        best: dict[int, int] = {}
+        sources: dict[int, list[int]] = {}
+        subqueries: list[Subquery] = []
+        for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
+            ords, units = self.index.score(part.terms)
+            picks = top_k(ords, units, budget, ids, streams.ranking)
+            for ordinal, score in picks:
+                best[ordinal] = max(best.get(ordinal, 0), score)
+                sources.setdefault(ordinal, []).append(index)
+            subqueries.append(Subquery(
+                text=part.text, terms=list(part.distinct), weight=part.weight, budget=budget,
+                contributed=[Contribution(id=ids[o], score=self._score_of(s)) for o, s in picks],
+            ))
+
+        order, shown, backfill = (self._merge(request, best, streams.ranking) if parts.parts
+                                  else ([], {}, []))
+        hits = [ScoredHit(id=ids[o], rank=r, score=self._score_of(shown[o]),
+                          subqueries=sorted(sources.get(o, [])))
+                for r, o in enumerate(order[: request.recall_budget], start=1)]
+        audit = Audit(
+            seed=request.seed, query=request.query, recall_budget=request.recall_budget,
+            decompose=request.decompose, subqueries=subqueries,
+            dropped=[DroppedPart(text=t, reason=r) for t, r in parts.dropped],
+            backfill=[Contribution(id=ids[o], score=self._score_of(s)) for o, s in backfill],
+            streams=streams.as_dict(), corpus_digest=self.corpus.digest,
+            corpus_size=len(self.corpus), engine=self.engine, config=self.config,
+            config_digest=self.config_digest,
+        )
+        return RetrievalResult(hits=hits, audit=audit)
+
+    def _merge(self, request: RetrievalRequest, best: dict[int, int], ranking_seed: int,
+               ) -> tuple[list[int], dict[int, int], list[tuple[int, int]]]:
+        """The final order, the score shown for each document, and the backfill picks.
+
+        Duplicates picked by several subqueries leave the list short of the budget; the gap is
+        filled from the whole query's ranking, so the caller gets what they asked for.
+        """
+        whole_ords, whole_units = self.index.score(self.provider.analyzer.terms(request.query))
+        missing = request.recall_budget - len(best)
+        backfill = top_k(whole_ords, whole_units, missing, self.corpus.ids, ranking_seed,
+                         exclude=frozenset(best)) if missing > 0 else []
+        if self.provider.merge == "whole-query":
+            whole = _lookup(whole_ords, whole_units)
+            shown = {o: whole.get(o, 0) for o in best}
+            shown.update(backfill)
+            return self._order(shown, ranking_seed), shown, backfill
+        # max-subquery: the strongest subquery score ranks the picks; backfill follows in its
+        # own (whole-query) order, since the two kinds of score are not comparable.
+        shown = dict(best)
+        shown.update(backfill)
+        return self._order(best, ranking_seed) + [o for o, _ in backfill], shown, backfill
+
+
+def _lookup(ords: IntArray, units: IntArray) -> dict[int, int]:
+    return dict(zip(np.asarray(ords).tolist(), np.asarray(units).tolist(), strict=True))
+
+
+def retrieve(request: RetrievalRequest, corpus: Corpus | Iterable[Any],
+             provider: str | ScoringProvider = "tfcosine", **params: Any) -> RetrievalResult:
+    """Index ``corpus`` and answer one request; prefer ``Retriever`` for many requests."""
+    return Retriever(corpus, provider, **params).retrieve(request)

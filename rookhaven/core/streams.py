@@ -1,0 +1,38 @@
+"""Seeded streams and tie keys, each derived from (seed, query) with its own label.
+
+Domain separation by label means the allocation and ranking streams are hashes of
+different strings, so neither can echo the other. The tie key depends only on the ranking
+stream and the document id: adding an unrelated document never reorders existing ties.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rng import cyrb128
+
+
+@dataclass(frozen=True)
+class Streams:
+    """The uint32 seeds of the two random streams a retrieval uses."""
+
+    allocation: int
+    ranking: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"allocation": self.allocation, "ranking": self.ranking}
+
+
+def derive_streams(seed: str, query: str) -> Streams:
+    """The allocation and ranking stream seeds for a request."""
+    base = f"{seed}\x00{query}"
+    return Streams(
+        allocation=cyrb128(base + "\x00allocation")[0],
+        ranking=cyrb128(base + "\x00ranking")[0],
+    )
+
+
+def tie_key(ranking_seed: int, doc_id: str) -> int:
+    """A 64-bit key that orders equally-scored documents; a pure function of its two inputs."""
+    h = cyrb128(f"{ranking_seed:08x}\x00{doc_id}")
+    return (h[0] << 32) | h[1]

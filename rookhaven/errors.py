@@ -1,0 +1,47 @@
+"""The exception tree: every error Rookhaven raises on purpose is a RookhavenError.
+
+Subclasses of InputError are the caller's to fix (bad request, bad corpus file, bad
+setting); the front ends show their message as is. Everything else is an operational fault.
+"""
+
+from __future__ import annotations
+
+
+class RookhavenError(Exception):
+    """Raised for any failure Rookhaven detects and can explain."""
+
+
+class InputError(RookhavenError):
+    """Raised when the caller supplied something unusable; the message says what to change."""
+
+
+class InvalidRequestError(InputError):
+    """Raised when a retrieval request breaks a limit (query length, recall budget)."""
+
+
+class ConfigError(InputError):
+    """Raised when a setting (environment variable or flag) has an invalid value."""
+
+
+class UnknownProviderError(InputError):
+    """Raised when a scoring provider name is not registered."""
+
+
+class CorpusError(InputError):
+    """Raised when a corpus cannot be used: unreadable, malformed, empty or too large."""
+
+
+class DuplicateDocumentError(CorpusError):
+    """Raised when two documents in one corpus share an id."""
+
+
+class NotFoundError(InputError):
+    """Raised when a named thing (corpus, job, result) does not exist."""
+
+
+class IntegrityError(RookhavenError):
+    """Raised when different bytes are offered under an existing content-addressed key."""
+
+
+class StoreUnavailableError(RookhavenError):
+    """Raised when the store (Redis) cannot be reached or answers with an error."""

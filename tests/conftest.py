@@ -1,0 +1,105 @@
+"""Shared fixtures: a real Redis for integration tests, isolated key prefixes, hypothesis profiles.
+
+Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, a server answering on
+127.0.0.1:6379, else a throwaway ``redis-server`` started here on a free port.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import settings as hypothesis_settings
+
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_examples=150)
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+def wait_until(condition, timeout: float, interval: float = 0.05, what: str = "condition"):  # type: ignore[no-untyped-def]
+    """Poll ``condition`` until it returns a truthy value; fail the test after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+def start_redis_server(directory: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
+    """Start ``redis-server`` in the foreground (a child we can SIGKILL) and wait for PING."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+         "--save", "", "--logfile", str(directory / "redis.log"), *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    wait_until(lambda: _answers(f"redis://127.0.0.1:{port}/0"), 20, what=f"redis on {port}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a real Redis server for this test session."""
+    configured = os.environ.get("ROOKHAVEN_TEST_REDIS_URL")
+    if configured:
+        yield configured
+        return
+    if _answers("redis://127.0.0.1:6379/0"):
+        yield "redis://127.0.0.1:6379/0"
+        return
+    port = free_port()
+    proc = start_redis_server(tmp_path_factory.mktemp("redis"), port)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def key_prefix(redis_url: str) -> Iterator[str]:
+    """A key prefix no other test uses; its keys are deleted before and after the test."""
+    import redis
+
+    prefix = f"rh-test-{uuid.uuid4().hex[:12]}"
+    client = redis.Redis.from_url(redis_url)
+
+    def clean() -> None:
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+    clean()
+    yield prefix
+    clean()
+    client.close()
