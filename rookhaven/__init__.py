@@ -6,7 +6,8 @@ index a corpus once and answer many, and the boundary types in ``rookhaven.model
 
 from .core.canonical import canonical_bytes
 from .core.corpus import Corpus
-from .core.engine import CORE_VERSION, Retriever, retrieve
+from .core.engine import Retriever, retrieve
+from .core.identity import CORE_VERSION, engine_identity, result_key
 from .core.providers import TfCosineProvider
 from .models import Audit, Document, RetrievalRequest, RetrievalResult, ScoredHit, Subquery
 
@@ -24,5 +25,7 @@ __all__ = [
     "Subquery",
     "TfCosineProvider",
     "canonical_bytes",
+    "engine_identity",
+    "result_key",
     "retrieve",
 ]

@@ -16,24 +16,21 @@ from ..models import (
     Audit,
     Contribution,
     DroppedPart,
-    Engine,
     RetrievalRequest,
     RetrievalResult,
     ScoredHit,
     Subquery,
 )
 from .allocate import largest_remainder
-from .canonical import canonical_bytes, sha256_digest
 from .corpus import Corpus, as_corpus
 from .decompose import decompose
-from .providers import ScoringProvider, make_provider
+from .identity import CORE_VERSION, engine_identity
+from .providers import ScoringIndex, ScoringProvider, make_provider
 from .rng import mulberry32
 from .select import IntArray, top_k
 from .streams import derive_streams, tie_key
 
-# The version of the decomposition, allocation, selection and merge semantics. Bump it (and
-# regenerate tests/golden) whenever any of them would give different bytes.
-CORE_VERSION = "1"
+__all__ = ["CORE_VERSION", "Retriever", "retrieve"]
 
 MERGE_ORDERS = ("max-subquery", "whole-query")
 
@@ -58,16 +55,10 @@ class Retriever:
             raise ConfigError(f"unknown merge order {self.provider.merge!r}; "
                               f"choose one of: {', '.join(MERGE_ORDERS)}")
         self.index = self.provider.build(self.corpus)
-        self.engine = Engine(name=self.provider.name,
-                             version=f"{CORE_VERSION}.{self.provider.version}")
-        self.config: dict[str, Any] = {
-            "core": CORE_VERSION,
-            "provider": self.provider.name,
-            "merge": self.provider.merge,
-            "backfill": "whole-query",
-            "params": self.provider.config(),
-        }
-        self.config_digest = sha256_digest(canonical_bytes(self.config))
+        self.identity = engine_identity(self.provider)
+        self.engine = self.identity.engine
+        self.config = self.identity.config
+        self.config_digest = self.identity.config_digest
 
     def _score_of(self, units: int) -> float:
         return units / self.provider.scale
@@ -85,11 +76,12 @@ class Retriever:
         budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
                                     mulberry32(streams.allocation))
 
+        scores = _ScoreCache(self.index)
         best: dict[int, int] = {}
         sources: dict[int, list[int]] = {}
         subqueries: list[Subquery] = []
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
-            ords, units = self.index.score(part.terms)
+            ords, units = scores(part.terms)
             picks = top_k(ords, units, budget, ids, streams.ranking)
             for ordinal, score in picks:
                 best[ordinal] = max(best.get(ordinal, 0), score)
@@ -99,8 +91,8 @@ class Retriever:
                 contributed=[Contribution(id=ids[o], score=self._score_of(s)) for o, s in picks],
             ))
 
-        order, shown, backfill = (self._merge(request, best, streams.ranking) if parts.parts
-                                  else ([], {}, []))
+        order, shown, backfill = (self._merge(request, best, streams.ranking, scores)
+                                  if parts.parts else ([], {}, []))
         hits = [ScoredHit(id=ids[o], rank=r, score=self._score_of(shown[o]),
                           subqueries=sorted(sources.get(o, [])))
                 for r, o in enumerate(order[: request.recall_budget], start=1)]
@@ -116,13 +108,13 @@ class Retriever:
         return RetrievalResult(hits=hits, audit=audit)
 
     def _merge(self, request: RetrievalRequest, best: dict[int, int], ranking_seed: int,
-               ) -> tuple[list[int], dict[int, int], list[tuple[int, int]]]:
+               scores: _ScoreCache) -> tuple[list[int], dict[int, int], list[tuple[int, int]]]:
         """The final order, the score shown for each document, and the backfill picks.
 
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
         filled from the whole query's ranking, so the caller gets what they asked for.
         """
-        whole_ords, whole_units = self.index.score(self.provider.analyzer.terms(request.query))
+        whole_ords, whole_units = scores(tuple(self.provider.analyzer.terms(request.query)))
         missing = request.recall_budget - len(best)
         backfill = top_k(whole_ords, whole_units, missing, self.corpus.ids, ranking_seed,
                          exclude=frozenset(best)) if missing > 0 else []
@@ -136,6 +128,19 @@ class Retriever:
         shown = dict(best)
         shown.update(backfill)
         return self._order(best, ranking_seed) + [o for o, _ in backfill], shown, backfill
+
+
+class _ScoreCache:
+    """Scores per term tuple for one request: a one-part query is scored once, not twice."""
+
+    def __init__(self, index: ScoringIndex) -> None:
+        self._index = index
+        self._seen: dict[tuple[str, ...], tuple[IntArray, IntArray]] = {}
+
+    def __call__(self, terms: tuple[str, ...]) -> tuple[IntArray, IntArray]:
+        if terms not in self._seen:
+            self._seen[terms] = self._index.score(terms)
+        return self._seen[terms]
 
 
 def _lookup(ords: IntArray, units: IntArray) -> dict[int, int]:

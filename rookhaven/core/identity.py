@@ -1,0 +1,53 @@
+"""What identifies a result before it is computed: engine, config digest, result key.
+
+The result key is the content address under which a result's canonical bytes are stored:
+same request, corpus, engine and configuration, same key, same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import Engine, RetrievalRequest
+from .canonical import canonical_bytes, sha256_digest, to_plain
+from .providers import ScoringProvider
+
+# The version of the decomposition, allocation, selection and merge semantics. Bump it (and
+# regenerate tests/golden) whenever any of them would give different bytes.
+CORE_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class EngineIdentity:
+    """A provider configuration's engine name/version, full config and its digest."""
+
+    engine: Engine
+    config: dict[str, Any]
+    config_digest: str
+
+
+def engine_identity(provider: ScoringProvider) -> EngineIdentity:
+    """The identity of ``provider`` as configured; computed without touching any corpus."""
+    config: dict[str, Any] = {
+        "core": CORE_VERSION,
+        "provider": provider.name,
+        "merge": provider.merge,
+        "backfill": "whole-query",
+        "params": provider.config(),
+    }
+    return EngineIdentity(
+        engine=Engine(name=provider.name, version=f"{CORE_VERSION}.{provider.version}"),
+        config=config,
+        config_digest=sha256_digest(canonical_bytes(config)),
+    )
+
+
+def result_key(request: RetrievalRequest, corpus_digest: str, identity: EngineIdentity) -> str:
+    """sha256 over the canonical request, corpus digest, engine and config digest."""
+    return sha256_digest(canonical_bytes({
+        "request": to_plain(request),
+        "corpus_digest": corpus_digest,
+        "engine": to_plain(identity.engine),
+        "config_digest": identity.config_digest,
+    }))
