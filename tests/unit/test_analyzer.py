@@ -1,0 +1,52 @@
+"""Tokenization: NFKC + case-folding, alphanumeric runs, ``_`` splits, stop words."""
+
+from __future__ import annotations
+
+import pytest
+
+from rookhaven.core.analyzer import Analyzer, normalize, split_tokens
+from rookhaven.errors import ConfigError
+
+
+def test_tokens_are_lowercased_alphanumeric_runs_and_underscore_splits() -> None:
+    assert split_tokens("Crane-4 hoist_FAULT (berth 7)") == ["crane", "4", "hoist", "fault",
+                                                              "berth", "7"]
+
+
+def test_nfkc_folds_fullwidth_forms_and_ligatures() -> None:
+    assert split_tokens("ＦＵＬＬＷＩＤＴＨ ﬁeld") == ["fullwidth", "field"]
+
+
+def test_casefold_makes_sharp_s_meet_double_s() -> None:
+    assert normalize("Größe") == normalize("GRÖSSE") == "grösse"
+
+
+def test_composed_and_decomposed_accents_give_the_same_token() -> None:
+    assert split_tokens("nai\u0308ve") == split_tokens("naïve") == ["naïve"]
+
+
+def test_cjk_runs_stay_one_token_and_emoji_separate_words() -> None:
+    assert split_tokens("港口 tide") == ["港口", "tide"]
+    assert split_tokens("emoji🚢ship") == ["emoji", "ship"]
+
+
+def test_stop_words_are_removed_but_numbers_kept() -> None:
+    assert Analyzer().terms("the crane and the 7 berths") == ["crane", "7", "berths"]
+
+
+def test_stemming_is_opt_in() -> None:
+    assert Analyzer().terms("faults") == ["faults"]
+    assert Analyzer(stemmer="english").terms("faults") == ["fault"]
+
+
+def test_unknown_stop_list_and_stemmer_are_config_errors_listing_the_choices() -> None:
+    with pytest.raises(ConfigError, match="english-v1"):
+        Analyzer(stopwords="klingon")
+    with pytest.raises(ConfigError, match="english"):
+        Analyzer(stemmer="klingon")
+
+
+def test_analyzer_config_names_every_term_changing_choice() -> None:
+    assert Analyzer(stemmer="english").config() == {
+        "normalize": "nfkc-casefold", "split": "alnum-runs", "stopwords": "english-v1",
+        "stemmer": "english"}
