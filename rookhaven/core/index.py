@@ -1,0 +1,205 @@
+"""The inverted index: sorted vocabulary, CSR postings by document ordinal, field-weighted counts.
+
+Built in chunks of documents so memory stays near the size of the final arrays. Term ids
+are first handed out in order of first appearance (cheap), then renumbered to the sorted
+vocabulary when postings are laid out, so nothing depends on dict or set iteration order.
+Field weights are fixed-point (``WEIGHT_ONE`` units per 1.0), which keeps every count and
+length an exact integer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ConfigError
+from .analyzer import Analyzer
+from .canonical import canonical_bytes, sha256_digest
+from .corpus import Corpus
+
+WEIGHT_BITS = 4
+WEIGHT_ONE = 1 << WEIGHT_BITS
+CHUNK_DOCS = 1 << 15
+BODY = "text"
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def fixed_weights(weights: Mapping[str, float]) -> dict[str, int]:
+    """Field weights in 1/16 units; a weight that is not a multiple of 1/16 is refused."""
+    fixed: dict[str, int] = {}
+    for name in sorted(weights):
+        units = float(weights[name]) * WEIGHT_ONE
+        if not units.is_integer() or not 0 <= units <= 255:
+            raise ConfigError(f"field weight {name}={weights[name]!r} must be a multiple of "
+                              f"1/{WEIGHT_ONE} between 0 and {255 / WEIGHT_ONE}")
+        fixed[name] = int(units)
+    return fixed
+
+
+@dataclass(frozen=True)
+class InvertedIndex:
+    """Postings of term ``t`` are ``docs[offsets[t]:offsets[t+1]]`` (ascending), ``tfs`` alike.
+
+    ``tfs`` and ``lengths`` are field-weighted counts in 1/16 units.
+    """
+
+    vocabulary: tuple[str, ...]
+    offsets: npt.NDArray[np.int64]
+    docs: npt.NDArray[np.int32]
+    tfs: npt.NDArray[np.int32]
+    lengths: npt.NDArray[np.int64]
+    corpus_digest_source: Corpus
+    params: dict[str, Any]
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.lengths)
+
+    @cached_property
+    def term_ids(self) -> dict[str, int]:
+        return {term: i for i, term in enumerate(self.vocabulary)}
+
+    def df(self) -> npt.NDArray[np.int64]:
+        """Document frequency of every term, in vocabulary order."""
+        return np.diff(self.offsets)
+
+    def postings(self, term_id: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        lo, hi = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
+        return self.docs[lo:hi], self.tfs[lo:hi]
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        """Term ids ``[lo, hi)`` of every vocabulary term starting with ``prefix``."""
+        from bisect import bisect_left
+
+        lo = bisect_left(self.vocabulary, prefix)
+        hi = bisect_left(self.vocabulary, prefix + "\U0010ffff", lo)
+        return lo, hi
+
+    @cached_property
+    def digest(self) -> str:
+        """What this index was built from: the corpus digest and every indexing parameter."""
+        return sha256_digest(canonical_bytes({
+            "corpus": self.corpus_digest_source.digest, "params": self.params}))
+
+
+class _Builder:
+    """Accumulates one chunk of documents at a time and keeps its per-chunk postings."""
+
+    def __init__(self, analyzer: Analyzer, weights: dict[str, int]) -> None:
+        self.analyzer, self.weights = analyzer, weights
+        self.stem = analyzer._stem
+        self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
+        self.terms: list[str] = []         # provisional id -> term
+        self.term_of: dict[str, int] = {}  # term -> provisional id
+        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                                npt.NDArray[np.int32]]] = []
+        self.lengths: list[npt.NDArray[np.int64]] = []
+        self.sizes: list[int] = []
+
+    def _new_ids(self, tokens: list[str]) -> list[int]:
+        lookup, term_of, terms = self.lookup, self.term_of, self.terms
+        for token in tokens:
+            if token in lookup:
+                continue
+            if self.analyzer.is_stopword(token):
+                lookup[token] = -1
+                continue
+            # The token is already normalised and split exactly as Analyzer.terms does it,
+            # so only the stemmer is left to apply (re-analysing could re-split it).
+            key = self.stem(token) if self.stem else token
+            if key not in term_of:
+                term_of[key] = len(terms)
+                terms.append(key)
+            lookup[token] = term_of[key]
+        return [lookup[t] for t in tokens]
+
+    def add_chunk(self, docs: Sequence[Any]) -> None:
+        get = self.lookup.get
+        ids = array("i")
+        seg_doc: list[int] = []
+        seg_w: list[int] = []
+        seg_len: list[int] = []
+        for local, doc in enumerate(docs):
+            fields = doc.fields
+            parts = [(fields[name], name) for name in sorted(fields)] if fields else []
+            parts.append((doc.text, BODY))
+            for text, name in parts:
+                tokens = _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+                found: list[Any] = list(map(get, tokens))
+                if None in found:
+                    found = self._new_ids(tokens)
+                ids.extend(found)
+                seg_doc.append(local)
+                seg_w.append(self.weights.get(name, WEIGHT_ONE))
+                seg_len.append(len(found))
+        self._close_chunk(np.frombuffer(ids, dtype=np.int32), len(docs),
+                          np.asarray(seg_doc), np.asarray(seg_w), np.asarray(seg_len))
+
+    def _close_chunk(self, ids: npt.NDArray[np.int32], n: int, seg_doc: npt.NDArray[Any],
+                     seg_w: npt.NDArray[Any], seg_len: npt.NDArray[Any]) -> None:
+        doc = np.repeat(seg_doc, seg_len)
+        weight = np.repeat(seg_w, seg_len)
+        keep = ids >= 0
+        ids, doc, weight = ids[keep], doc[keep], weight[keep]
+        # Sums of small integers in float64 are exact (far below 2**53).
+        self.sizes.append(n)
+        self.lengths.append(np.bincount(doc, weights=weight, minlength=n).astype(np.int64))
+        keys = ids.astype(np.int64) * n + doc
+        if np.all(weight == WEIGHT_ONE):
+            uniq, counts = np.unique(keys, return_counts=True)
+            tf = counts.astype(np.int32) * WEIGHT_ONE
+        else:
+            uniq, inverse = np.unique(keys, return_inverse=True)
+            tf = np.bincount(inverse, weights=weight).astype(np.int32)
+        self.chunks.append(((uniq // n).astype(np.int32), (uniq % n).astype(np.int32), tf))
+
+    def finish(self, corpus: Corpus, params: dict[str, Any]) -> InvertedIndex:
+        order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+        df = np.zeros(len(order), dtype=np.int64)
+        for term, _, _ in self.chunks:
+            df += np.bincount(rank[term], minlength=len(order))
+        offsets = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(df, out=offsets[1:])
+        docs = np.empty(int(offsets[-1]), dtype=np.int32)
+        tfs = np.empty(int(offsets[-1]), dtype=np.int32)
+        filled = offsets[:-1].copy()
+        base = 0
+        self.chunks.reverse()
+        for size in self.sizes:
+            term, local, tf = self.chunks.pop()  # freed as soon as it is laid out
+            t = rank[term]
+            # Within a chunk each term's postings are contiguous and in document order.
+            first = np.searchsorted(term, term, side="left")
+            pos = filled[t] + (np.arange(len(term)) - first)
+            docs[pos] = local + base
+            tfs[pos] = tf
+            filled += np.bincount(t, minlength=len(order))
+            base += size
+        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
+        vocabulary = tuple(self.terms[i] for i in order)
+        return InvertedIndex(vocabulary=vocabulary, offsets=offsets, docs=docs, tfs=tfs,
+                             lengths=lengths, corpus_digest_source=corpus, params=params)
+
+
+def build_index(corpus: Corpus, analyzer: Analyzer,
+                field_weights: Mapping[str, float] | None = None) -> InvertedIndex:
+    """Index ``corpus`` with ``analyzer``; field ``text`` is the body, other fields weigh 1.0
+    unless ``field_weights`` says otherwise."""
+    weights = fixed_weights(field_weights or {})
+    builder = _Builder(analyzer, weights)
+    for start in range(0, len(corpus), CHUNK_DOCS):
+        builder.add_chunk([corpus[i] for i in range(start, min(start + CHUNK_DOCS, len(corpus)))])
+    params = {"analyzer": analyzer.config(), "field_weights": weights,
+              "weight_unit": f"1/{WEIGHT_ONE}"}
+    return builder.finish(corpus, params)

@@ -1,0 +1,168 @@
+"""BM25F with prefix matches, query-side synonyms and a coverage factor, in exact integers.
+
+Per query term, a document earns the best of: its own impact (weight 1), the impact of an
+indexed term the query term is a strict prefix of (``prefix_weight``), or of a synonym
+(``synonym_weight``); times the term's count in the query. The sum is then scaled by the
+coverage factor ``(1 - c) + c * matched / distinct`` so that matching more distinct query
+terms beats repeating one. Every weight is a fixed-point integer; see ``impacts``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...errors import ConfigError
+from ..analyzer import Analyzer
+from ..canonical import canonical_bytes, sha256_digest
+from ..corpus import Corpus
+from ..index import InvertedIndex, build_index
+from .base import IntArray
+from .impacts import SCALE, term_impacts
+from .scoring import Bm25Scorer, Expansion
+
+WEIGHT_BITS = 16  # query-side weights (prefix, synonym) in 1/65536 units
+COVERAGE_BITS = 8  # coverage in 1/256 units, small enough that no product overflows int64
+
+DEFAULT_FIELD_WEIGHTS = {"title": 2.0, "keywords": 1.5, "text": 1.0}
+
+
+def _fraction(name: str, value: float, bits: int) -> int:
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{name} must be between 0 and 1, got {value!r}")
+    return round(value * (1 << bits))
+
+
+def analyzed_synonyms(synonyms: Mapping[str, Sequence[str]],
+                      analyzer: Analyzer) -> dict[str, tuple[str, ...]]:
+    """Synonyms as analyzed terms, sorted: each term maps to the other terms it may match."""
+    out: dict[str, set[str]] = {}
+    for head in sorted(synonyms):
+        heads = analyzer.terms(head)
+        for other in synonyms[head]:
+            for h in heads:
+                out.setdefault(h, set()).update(t for t in analyzer.terms(other) if t != h)
+    return {h: tuple(sorted(out[h])) for h in sorted(out) if out[h]}
+
+
+@dataclass(frozen=True)
+class Bm25Provider:
+    """The default ranker: BM25F over title/keywords/text with exact integer scores."""
+
+    analyzer: Analyzer = field(default_factory=lambda: Analyzer(stemmer="english"))
+    k1: float = 1.2
+    b: float = 0.75
+    prefix_weight: float = 0.4
+    prefix_min_len: int = 4
+    prefix_max_terms: int = 64
+    coverage: float = 0.25
+    synonym_weight: float = 0.5
+    synonyms: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    field_weights: Mapping[str, float] = field(
+        default_factory=lambda: dict(DEFAULT_FIELD_WEIGHTS))
+    name: str = "bm25"
+    version: str = "1"
+    scale: int = SCALE
+    merge: str = "whole-query"
+
+    def __post_init__(self) -> None:
+        if not self.k1 >= 0 or not 0 <= self.b <= 1:
+            raise ConfigError(f"bm25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1} b={self.b}")
+        if self.prefix_min_len < 1 or self.prefix_max_terms < 0:
+            raise ConfigError("prefix_min_len must be >= 1 and prefix_max_terms >= 0")
+        for name in ("prefix_weight", "synonym_weight", "coverage"):
+            _fraction(name, getattr(self, name), WEIGHT_BITS)
+
+    @cached_property
+    def _synonyms(self) -> dict[str, tuple[str, ...]]:
+        return analyzed_synonyms(self.synonyms, self.analyzer)
+
+    def config(self) -> dict[str, Any]:
+        syn = self._synonyms
+        return {
+            "analyzer": self.analyzer.config(), "k1": self.k1, "b": self.b,
+            "idf": "ln(1+(N-df+0.5)/(df+0.5))", "scale_bits": SCALE.bit_length() - 1,
+            "prefix_weight": _fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
+            "prefix_min_len": self.prefix_min_len, "prefix_max_terms": self.prefix_max_terms,
+            "prefix_df": "own", "weight_unit": f"1/{1 << WEIGHT_BITS}",
+            "coverage": _fraction("coverage", self.coverage, COVERAGE_BITS),
+            "coverage_unit": f"1/{1 << COVERAGE_BITS}",
+            "synonym_weight": _fraction("synonym_weight", self.synonym_weight, WEIGHT_BITS),
+            "synonyms": {"count": len(syn),
+                         "digest": sha256_digest(canonical_bytes(sorted(syn.items())))},
+            "field_weights": {k: float(self.field_weights[k]) for k in sorted(self.field_weights)},
+        }
+
+    def build(self, corpus: Corpus) -> Bm25Index:
+        index = build_index(corpus, self.analyzer, self.field_weights)
+        return Bm25Index(
+            index=index, impacts=term_impacts(index, self.k1, self.b),
+            prefix_weight=_fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
+            prefix_min_len=self.prefix_min_len, prefix_max_terms=self.prefix_max_terms,
+            synonym_weight=_fraction("synonym_weight", self.synonym_weight, WEIGHT_BITS),
+            synonyms=self._synonyms,
+            coverage=_fraction("coverage", self.coverage, COVERAGE_BITS),
+        )
+
+
+@dataclass
+class Bm25Index:
+    """The inverted index with one integer impact per posting, ready to score term lists."""
+
+    index: InvertedIndex
+    impacts: npt.NDArray[np.int32]
+    prefix_weight: int
+    prefix_min_len: int
+    prefix_max_terms: int
+    synonym_weight: int
+    synonyms: dict[str, tuple[str, ...]]
+    coverage: int
+
+    @cached_property
+    def scorer(self) -> Bm25Scorer:
+        return Bm25Scorer(self.index.offsets, self.index.docs, self.impacts, self.index.n_docs,
+                          self.coverage, COVERAGE_BITS, WEIGHT_BITS)
+
+    def expand(self, term: str) -> Expansion:
+        """(term id, weight) pairs one query term matches, ascending by term id."""
+        ids = self.index.term_ids
+        one = 1 << WEIGHT_BITS
+        weights: dict[int, int] = {}
+        if term in ids:
+            weights[ids[term]] = one
+        if self.prefix_weight and len(term) >= self.prefix_min_len:
+            lo, hi = self.index.prefix_range(term)
+            longer = [t for t in range(lo, hi) if self.index.vocabulary[t] != term]
+            if len(longer) > self.prefix_max_terms:
+                # Keep the most frequent extensions; ties by term id, so the pick is total.
+                df = self.index.df()
+                longer = sorted(longer, key=lambda t: (-int(df[t]), t))[: self.prefix_max_terms]
+            for t in longer:
+                weights[t] = max(weights.get(t, 0), self.prefix_weight)
+        if self.synonym_weight:
+            for syn in self.synonyms.get(term, ()):
+                if syn in ids:
+                    weights[ids[syn]] = max(weights.get(ids[syn], 0), self.synonym_weight)
+        return tuple(sorted(weights.items()))
+
+    def plan(self, terms: Sequence[str]) -> list[tuple[int, Expansion]]:
+        """Each distinct query term's count and expansion, in term order."""
+        counts = Counter(terms)
+        return [(counts[t], self.expand(t)) for t in sorted(counts)]
+
+    def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
+        return self.scorer.score_all(self.plan(terms))
+
+    def top(self, terms: Sequence[str], k: int) -> tuple[IntArray, IntArray]:
+        """Every document scoring at least the k-th best score (ties at the cut included)."""
+        return self.scorer.score_top(self.plan(terms), k)
+
+    def score_of(self, terms: Sequence[str], ords: IntArray) -> IntArray:
+        """The scores of the documents ``ords`` (0 where a document does not match)."""
+        return self.scorer.score_docs(self.plan(terms), ords)

@@ -1,0 +1,63 @@
+"""Exact BM25 term impacts: fixed-point integers computed once per posting at index time.
+
+Decision (docs/adr/0004-exact-scoring.md): the only transcendental, the IDF logarithm, is
+computed with ``decimal`` (its ``ln`` is specified digit for digit, so every platform gets
+the same value), once per distinct document frequency. Everything else uses IEEE-754 basic
+operations (+ - * /) elementwise, each correctly rounded by definition, then one ``floor``
+to an integer number of ``1 / 2**SCALE_BITS`` units. Query scores are integer sums, so the
+order in which terms or documents are added cannot change them.
+"""
+
+from __future__ import annotations
+
+from decimal import Context, Decimal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..index import WEIGHT_ONE, InvertedIndex
+
+SCALE_BITS = 24
+SCALE = 1 << SCALE_BITS
+BLOCK = 1 << 22  # postings per block, bounding the float64 temporaries
+
+_CONTEXT = Context(prec=40)
+
+
+def idf(df: int, n_docs: int) -> float:
+    """ln(1 + (N - df + 0.5) / (df + 0.5)), > 0 even when every document has the term."""
+    ratio = _CONTEXT.divide(Decimal(2 * (n_docs - df) + 1), Decimal(2 * df + 1))
+    return float(_CONTEXT.ln(_CONTEXT.add(Decimal(1), ratio)))
+
+
+def idf_table(df: npt.NDArray[np.int64], n_docs: int) -> npt.NDArray[np.float64]:
+    """IDF of every term, the logarithm taken once per distinct document frequency."""
+    values, inverse = np.unique(df, return_inverse=True)
+    table = np.asarray([idf(int(v), n_docs) for v in values.tolist()], dtype=np.float64)
+    return table[inverse]
+
+
+def length_factors(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.float64]:
+    """k1 * (1 - b + b * dl / avgdl) per document, from integer lengths."""
+    total = int(index.lengths.sum())
+    if total == 0:
+        return np.full(index.n_docs, k1, dtype=np.float64)
+    # dl / avgdl = dl * N / total: the product is an exact integer in float64 (< 2**53).
+    ratio = index.lengths.astype(np.float64) * float(index.n_docs) / float(total)
+    return k1 * ((1.0 - b) + b * ratio)
+
+
+def term_impacts(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.int32]:
+    """floor(SCALE * idf * tf (k1 + 1) / (tf + K_d)), at least 1, for every posting."""
+    df = index.df()
+    term_idf = idf_table(df, index.n_docs)
+    norm = length_factors(index, k1, b)
+    out = np.empty(len(index.docs), dtype=np.int32)
+    for lo in range(0, len(out), BLOCK):
+        hi = min(lo + BLOCK, len(out))
+        term = np.searchsorted(index.offsets, np.arange(lo, hi), side="right") - 1
+        tf = index.tfs[lo:hi].astype(np.float64) / WEIGHT_ONE  # power-of-two division: exact
+        saturated = tf * (k1 + 1.0) / (tf + norm[index.docs[lo:hi]])
+        units = np.floor(term_idf[term] * saturated * SCALE)
+        out[lo:hi] = np.maximum(units, 1).astype(np.int32)
+    return out

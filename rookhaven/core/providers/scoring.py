@@ -1,0 +1,96 @@
+"""Query-time BM25 arithmetic over integer impacts: all documents, the top k, or chosen ones.
+
+Every path computes the same integers (sums and maxima of int64 do not depend on order),
+so the engine may ask for the top k only and get exactly what a full scoring would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+Expansion = tuple[tuple[int, int], ...]
+Plan = list[tuple[int, Expansion]]
+
+
+@dataclass(frozen=True)
+class Bm25Scorer:
+    """Postings (CSR) with impacts, and the coverage factor in ``1 / 2**coverage_bits``."""
+
+    offsets: npt.NDArray[np.int64]
+    docs: npt.NDArray[np.int32]
+    impacts: npt.NDArray[np.int32]
+    n_docs: int
+    coverage: int
+    coverage_bits: int
+    weight_bits: int
+
+    def group(self, expansion: Expansion) -> tuple[IntArray, IntArray]:
+        """Documents matching any term of one query term's expansion, each with its best value."""
+        one = 1 << self.weight_bits
+        parts_d, parts_v = [], []
+        for term_id, weight in expansion:
+            lo, hi = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
+            values = self.impacts[lo:hi].astype(np.int64)
+            if weight != one:
+                values = np.maximum((values * weight) >> self.weight_bits, 1)
+            parts_d.append(self.docs[lo:hi])
+            parts_v.append(values)
+        if not parts_d:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if len(parts_d) == 1:
+            return parts_d[0].astype(np.int64), parts_v[0]
+        docs, values = np.concatenate(parts_d).astype(np.int64), np.concatenate(parts_v)
+        order = np.lexsort((values, docs))
+        docs, values = docs[order], values[order]
+        last = np.ones(len(docs), dtype=bool)
+        last[:-1] = docs[1:] != docs[:-1]
+        return docs[last], values[last]
+
+    def covered(self, units: IntArray, matched: IntArray, distinct: int) -> IntArray:
+        """Scale sums by (1 - c) + c * matched / distinct, rounding down."""
+        if not self.coverage or distinct == 0:
+            return units
+        one = 1 << self.coverage_bits
+        return (units * ((one - self.coverage) * distinct + self.coverage * matched)
+                ) // (one * distinct)
+
+    def score_all(self, plan: Plan) -> tuple[IntArray, IntArray]:
+        """Every matching document (ascending ordinal) and its score."""
+        acc = np.zeros(self.n_docs, dtype=np.int64)
+        matched = np.zeros(self.n_docs, dtype=np.int64)
+        for qtf, expansion in plan:
+            docs, values = self.group(expansion)
+            acc[docs] += qtf * values
+            matched[docs] += 1
+        ords = np.flatnonzero(matched)
+        return ords, self.covered(acc[ords], matched[ords], len(plan))
+
+    def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
+        """The documents scoring at least the k-th best score, ties at the cut included."""
+        ords, units = self.score_all(plan)
+        if k <= 0:
+            return ords[:0], units[:0]
+        if len(units) > k:
+            threshold = np.partition(units, len(units) - k)[len(units) - k]
+            keep = units >= threshold
+            ords, units = ords[keep], units[keep]
+        return ords, units
+
+    def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
+        """Scores of the given documents (0 where one matches nothing)."""
+        ords = np.asarray(ords, dtype=np.int64)
+        acc = np.zeros(len(ords), dtype=np.int64)
+        matched = np.zeros(len(ords), dtype=np.int64)
+        for qtf, expansion in plan:
+            docs, values = self.group(expansion)
+            if len(docs) == 0:
+                continue
+            at = np.minimum(np.searchsorted(docs, ords), len(docs) - 1)
+            hit = docs[at] == ords
+            acc += np.where(hit, qtf * values[at], 0)
+            matched += hit
+        return self.covered(acc, matched, len(plan))

@@ -1,0 +1,75 @@
+"""Read a BEIR-layout collection: corpus.jsonl, queries.jsonl and qrels/test.tsv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from ..corpusfile import load_documents
+from ..errors import CorpusError
+from ..models import Document
+
+Qrels = dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Documents, judged queries (id -> text, in file order) and graded judgements."""
+
+    documents: list[Document]
+    queries: dict[str, str]
+    qrels: Qrels
+
+
+def _queries(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        raise CorpusError(f"{path}: no queries file; a BEIR collection has queries.jsonl")
+    queries: dict[str, str] = {}
+    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = orjson.loads(line)
+            queries[str(raw["_id"])] = str(raw["text"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            raise CorpusError(f"{path}: line {number}: expected a JSON object with "
+                              "'_id' and 'text'") from None
+    return queries
+
+
+def _qrels(path: Path) -> Qrels:
+    if not path.is_file():
+        raise CorpusError(f"{path}: no judgements; a BEIR collection has qrels/test.tsv")
+    qrels: Qrels = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, start=1):
+        cols = line.split("\t")
+        if not line.strip() or (number == 1 and not cols[-1].strip().lstrip("-").isdigit()):
+            continue  # blank line or the header
+        if len(cols) != 3:
+            raise CorpusError(f"{path}: line {number}: expected query-id, corpus-id, score "
+                              "separated by tabs")
+        qrels.setdefault(cols[0], {})[cols[1]] = int(cols[2])
+    return qrels
+
+
+def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
+    """The collection under ``directory``; only queries that have judgements are kept."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise CorpusError(f"{root}: not a directory; give a BEIR collection directory")
+    qrels = _qrels(root / "qrels" / "test.tsv")
+    queries = {q: t for q, t in _queries(root / "queries.jsonl").items() if q in qrels}
+    documents = load_documents(root / "corpus.jsonl", max_docs=max_docs)
+    return Collection(documents=documents, queries=queries, qrels=qrels)
+
+
+def read_split(path: Path | str) -> list[str]:
+    """Query ids listed one a line (first tab-separated column); blank lines ignored."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read the split file ({exc.strerror})") from None
+    return [line.split("\t")[0].strip() for line in text.splitlines() if line.strip()]
