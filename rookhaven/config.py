@@ -78,6 +78,13 @@ SPECS: tuple[Spec, ...] = (
          "(redis:// or rediss://, with user:password@ and /db)"),
     Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _text, "rookhaven",
          "prefix of every Redis key Rookhaven writes"),
+    Spec("ROOKHAVEN_MCP_HOST", "mcp_host", _text, "127.0.0.1",
+         "address `rookhaven mcp --http` binds; anything but loopback needs ROOKHAVEN_MCP_TOKEN"),
+    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1), 8765,
+         "TCP port `rookhaven mcp --http` listens on"),
+    Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text, None,
+         "bearer token HTTP clients must send (Authorization: Bearer <token>); "
+         "required to bind a non-loopback address"),
 )
 
 
@@ -95,6 +102,10 @@ class Settings:
     log_level: str = "info"
     redis_url: str | None = None
     key_prefix: str = "rookhaven"
+    mcp_host: str = "127.0.0.1"
+    mcp_port: int = 8765
+    # A secret: kept out of repr so it never reaches a log line or a traceback.
+    mcp_token: str | None = dataclasses.field(default=None, repr=False)
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:

@@ -21,6 +21,7 @@ from ..logs import configure_logging
 # a function (args, settings) -> exit status.
 SUBCOMMANDS = (
     "retrieve",
+    "mcp",
     "eval",
 )
 

@@ -1,0 +1,68 @@
+"""``rookhaven mcp``: serve the MCP tools over stdio, or over streamable HTTP with ``--http``.
+
+On stdio, stdout carries protocol messages only; every log line (ours, the SDK's,
+uvicorn's) is a JSON object on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+import anyio
+
+from ..config import Settings
+from ..errors import ConfigError
+from ..logs import JsonLineFormatter
+from ..server import build_server
+from ..server.http import check_bind, serve_http
+from ..server.stdio import serve_stdio
+from .options import positive_int
+
+# Libraries that log every request at INFO; below debug they only say when something is wrong.
+_CHATTY = ("mcp", "uvicorn.access", "httpx2")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("mcp", help="serve the MCP tools (stdio, or HTTP with --http)",
+                                   description=__doc__)
+    parser.add_argument("--http", action="store_true",
+                        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    parser.add_argument("--host", help="address to bind with --http (default: ROOKHAVEN_MCP_HOST, "
+                                       "127.0.0.1); non-loopback needs ROOKHAVEN_MCP_TOKEN")
+    parser.add_argument("--port", type=positive_int,
+                        help="port with --http (default: ROOKHAVEN_MCP_PORT, 8765)")
+    parser.set_defaults(run=run)
+
+
+def route_library_logs(level: str) -> None:
+    """Send root-logger output (the SDK, uvicorn) to stderr as JSON lines.
+
+    Done before the server is built: MCPServer calls logging.basicConfig, which does
+    nothing once the root logger has a handler.
+    """
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLineFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    if level != "debug":
+        for name in _CHATTY:
+            logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if (args.host or args.port) and not args.http:
+        raise ConfigError("--host and --port apply only with --http")
+    settings = settings.with_overrides(mcp_host=args.host, mcp_port=args.port)
+    if args.http:
+        check_bind(settings.mcp_host, settings.mcp_token)
+    route_library_logs(settings.log_level)
+    server = build_server(settings)
+    if args.http:
+        serve_http(server, settings)
+    else:
+        anyio.run(serve_stdio, server)
+    return 0

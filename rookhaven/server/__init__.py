@@ -1,0 +1,9 @@
+"""The MCP front end: tools over a backend, served on stdio or streamable HTTP.
+
+Named ``server`` rather than ``mcp`` so it never shadows the SDK package.
+"""
+
+from .app import build_server
+from .backend import Backend, InlineBackend, open_backend
+
+__all__ = ["Backend", "InlineBackend", "build_server", "open_backend"]

@@ -1,0 +1,54 @@
+"""The one place Rookhaven errors meet MCP's two error channels.
+
+- Tool-error channel (``isError: true`` with a message the caller or model can act on):
+  every RookhavenError. InputError subclasses are the caller's to fix (bad argument, over
+  a limit, unknown corpus or job, pipeline not configured); StoreUnavailableError and
+  IntegrityError are operational, but the caller still needs to read them ("Redis down"),
+  so they travel the same way with a prefix saying what kind of failure it was.
+- JSON-RPC error channel (protocol misuse): malformed JSON, an unknown method, params that
+  are not an object, an unknown tool. The SDK answers those before a tool runs, so no
+  Rookhaven error is ever turned into one here; ``protocol_error`` exists for a tool that
+  must reject the *shape* of a call rather than its values.
+- Anything else is a bug: it propagates, the SDK logs its traceback on stderr and the caller
+  sees only "Error executing tool <name>", never the internals.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from ..errors import InputError, IntegrityError, RookhavenError, StoreUnavailableError
+
+T = TypeVar("T")
+
+
+def tool_error(exc: RookhavenError) -> ToolError:
+    """The tool error a caller sees for ``exc``."""
+    if isinstance(exc, InputError):
+        return ToolError(str(exc))
+    if isinstance(exc, StoreUnavailableError):
+        return ToolError(f"store unavailable (is Redis at ROOKHAVEN_REDIS_URL up?): {exc}")
+    if isinstance(exc, IntegrityError):
+        return ToolError(f"integrity violation, reported to the operators: {exc}")
+    return ToolError(f"failed: {exc}")
+
+
+def protocol_error(message: str) -> MCPError:
+    """A JSON-RPC invalid-params error, for a call whose shape (not values) is wrong."""
+    return MCPError(INVALID_PARAMS, message)
+
+
+async def off_loop(fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)`` on a worker thread, so ranking or Redis never stalls the event loop,
+    with Rookhaven errors mapped to tool errors."""
+    try:
+        return await anyio.to_thread.run_sync(functools.partial(fn, *args))
+    except RookhavenError as exc:
+        raise tool_error(exc) from exc

@@ -1,0 +1,91 @@
+"""Streamable HTTP: the SDK's ASGI app behind a bearer-token check, served by uvicorn.
+
+Binding anything but loopback exposes retrieval (and the store) to the network, so it is
+refused unless ROOKHAVEN_MCP_TOKEN is set. When a token is set it is required on every
+HTTP request, on loopback too.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..config import Settings
+from ..errors import ConfigError
+from .tools import State
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and 127.0.0.0/8, ::1; a name other than localhost counts as remote."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerToken:
+    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._authorized(scope):
+            await _unauthorized(send)
+            return
+        await self.app(scope, receive, send)
+
+    def _authorized(self, scope: Scope) -> bool:
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        # Constant-time, so response timing does not leak how much of a guess was right.
+        return hmac.compare_digest(given, self._expected)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = b'{"error":"unauthorized","detail":"send Authorization: Bearer <ROOKHAVEN_MCP_TOKEN>"}'
+    await send({"type": "http.response.start", "status": 401, "headers": [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", b'Bearer realm="rookhaven"'),
+    ]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a non-loopback bind without a token, before anything listens."""
+    if token is None and not is_loopback(host):
+        raise ConfigError(f"refusing to serve MCP on {host}, which is not loopback, without a "
+                          "token: set ROOKHAVEN_MCP_TOKEN (clients then send Authorization: "
+                          "Bearer <token>) or bind 127.0.0.1")
+
+
+def http_app(server: MCPServer[State], host: str, token: str | None) -> ASGIApp:
+    """The server's streamable HTTP app at /mcp, behind the token check when there is one."""
+    check_bind(host, token)
+    app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    return app if token is None else BearerToken(app, token)
+
+
+def serve_http(server: MCPServer[State], settings: Settings) -> None:
+    """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
+    app = http_app(server, settings.mcp_host, settings.mcp_token)
+    log.info("serving MCP over streamable HTTP", extra={
+        "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
+        "token_required": settings.mcp_token is not None,
+    })
+    # log_config=None: keep uvicorn off its own handlers so its lines are JSON on stderr too.
+    config = uvicorn.Config(app, host=settings.mcp_host, port=settings.mcp_port,
+                            log_config=None, log_level=settings.log_level)
+    uvicorn.Server(config).run()

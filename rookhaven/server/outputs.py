@@ -1,0 +1,87 @@
+"""What each MCP tool returns: pydantic models published as output schemas (structuredContent).
+
+Field names are snake_case like the canonical result they carry, so a client reads one
+vocabulary. Anything about *how* a result was produced (mode, timing) lives beside the
+result, never inside it: the result's canonical bytes stay exactly what an audit replays.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..models import Audit, RetrievalResult
+
+Mode = Literal["inline", "pipeline"]
+JobState = Literal["queued", "running", "done", "failed"]
+
+
+class RunInfo(BaseModel):
+    """How a retrieve call was answered; not part of the result's canonical bytes."""
+
+    mode: Mode = Field(description="inline: ranked in this process; pipeline: by a worker")
+    reason: str = Field(description="why this mode was used")
+    corpus: str = Field(description="the corpus name or reference the request resolved to")
+    elapsed_ms: float = Field(description="wall time of the call in this server (ms)")
+
+
+class RetrieveOutput(BaseModel):
+    """The full result with its audit, its content key, and how it was produced."""
+
+    result_key: str = Field(description="content address of the result's canonical bytes")
+    result: RetrievalResult
+    metadata: RunInfo
+
+
+class JobOutput(BaseModel):
+    """A job's state; ``result_key`` names where its result is (or will be) stored."""
+
+    job_id: str
+    result_key: str
+    state: JobState
+    attempts: int = 0
+    error: str | None = None
+    created_at: float | None = Field(default=None, description="Unix time (s)")
+    updated_at: float | None = Field(default=None, description="Unix time (s)")
+
+
+class ResultOutput(BaseModel):
+    """A stored result, read back by its key."""
+
+    result_key: str
+    result: RetrievalResult
+
+
+class AuditOutput(BaseModel):
+    """The audit record of a stored result."""
+
+    result_key: str
+    audit: Audit
+
+
+class VerifyOutput(BaseModel):
+    """The outcome of replaying one stored result against its recorded inputs."""
+
+    result_key: str
+    match: bool
+    stored_digest: str = Field(description="sha256 of the stored canonical bytes")
+    replayed_digest: str = Field(description="sha256 of the bytes the replay produced")
+    detail: str = Field(description="what was compared, or where the two first differ")
+
+
+class CorpusInfo(BaseModel):
+    """One corpus a request can name."""
+
+    name: str
+    digest: str | None = Field(default=None, description="sha256 of the corpus, once loaded")
+    documents: int | None = None
+    default: bool = Field(default=False, description="used when a request names no corpus")
+    source: str = Field(description="where it comes from: a file path or the store")
+
+
+class CorporaOutput(BaseModel):
+    """Every corpus this server can rank, and whether the job tools are available."""
+
+    corpora: list[CorpusInfo]
+    pipeline: bool = Field(description="true when submit/get/verify tools have a store")

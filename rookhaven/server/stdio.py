@@ -1,0 +1,116 @@
+"""Serving over stdio, with two repairs to the SDK's loop for line-oriented clients.
+
+1. The SDK drops a line that is not a JSON-RPC message without a word; here it is answered
+   with a JSON-RPC error (-32700 parse error, -32600 invalid request, carrying the id when
+   one can be read), as JSON-RPC 2.0 asks, and serving goes on.
+2. At end of input the SDK cancels requests still running, so ``printf '...' | rookhaven mcp``
+   would lose the answer to a slow ``tools/call``. Here end of input first waits (bounded)
+   until every request read has been answered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
+from pydantic import ValidationError
+
+RequestId = str | int
+
+# Longest wait at end of input for answers still being computed (s).
+DRAIN_TIMEOUT = 120.0
+
+
+def rejection(exc: Exception) -> JSONRPCError:
+    """The JSON-RPC error for an input line the transport could not read as a message."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if not errors or any(e["type"] == "json_invalid" for e in errors):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message="Parse error: not valid JSON"))
+    ids = [e["input"].get("id") for e in errors if isinstance(e.get("input"), dict)]
+    found = next((i for i in ids if isinstance(i, str | int) and not isinstance(i, bool)), None)
+    return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(
+        code=INVALID_REQUEST,
+        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response "
+                "(check jsonrpc, id, method, and that params is an object)"))
+
+
+class Answers:
+    """The write side, noting which requests read so far still await an answer."""
+
+    def __init__(self, stream: WriteStream[SessionMessage]) -> None:
+        self._stream = stream
+        self._pending: set[RequestId] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def expect(self, request_id: RequestId) -> None:
+        self._pending.add(request_id)
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+
+    async def idle(self) -> None:
+        """Return once every expected request has been answered."""
+        await self._idle.wait()
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._stream.send(item)
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._pending:
+            self._pending.discard(message.id)
+            if not self._pending:
+                self._idle.set()
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+    async def __aenter__(self) -> Answers:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+async def screen(source: ReadStream[SessionMessage | Exception],
+                 sink: anyio.abc.ObjectSendStream[SessionMessage | Exception],
+                 answers: Answers, drain_timeout: float) -> None:
+    """Pass messages to the server, answer unreadable lines, and drain at end of input."""
+    async with sink:
+        async for item in source:
+            if isinstance(item, Exception):
+                try:
+                    await answers.send(SessionMessage(rejection(item)))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+                continue
+            if isinstance(item.message, JSONRPCRequest):
+                answers.expect(item.message.id)
+            await sink.send(item)
+        with anyio.move_on_after(drain_timeout):
+            await answers.idle()
+
+
+async def serve_stdio(server: MCPServer[Any], drain_timeout: float = DRAIN_TIMEOUT) -> None:
+    """Serve ``server`` on this process's stdin/stdout until end of input."""
+    # The low-level server is what the SDK's own run_stdio_async drives; MCPServer has no
+    # public way to hand it other streams.
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (stdin, stdout):
+        inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        answers = Answers(stdout)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(screen, stdin, inbox_send, answers, drain_timeout)
+            await lowlevel.run(inbox, answers, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()

@@ -1,0 +1,145 @@
+"""The MCP tools: argument schemas, request building, and one call into the backend each.
+
+Argument names follow the reference server (``query``, ``recallBudget``, ``seed``,
+``corpus``) so existing clients keep working; that is why they are camelCase here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
+
+from mcp.server.mcpserver import Context, Resolve
+from pydantic import BeforeValidator, Field, ValidationError
+
+from ..config import Settings
+from ..errors import InvalidRequestError
+from ..models import RetrievalRequest
+from .backend import Backend
+from .errors import off_loop, tool_error
+from .outputs import (
+    AuditOutput,
+    CorporaOutput,
+    JobOutput,
+    ResultOutput,
+    RetrieveOutput,
+    RunInfo,
+    VerifyOutput,
+)
+
+
+@dataclass(frozen=True)
+class State:
+    """What the lifespan opens for every call: settings and the backend."""
+
+    settings: Settings
+    backend: Backend
+
+
+def state_of(ctx: Context) -> State:
+    """The lifespan's State; module level because the SDK resolves it by annotation."""
+    return cast(State, ctx.request_context.lifespan_context)
+
+
+def _not_bool(value: Any) -> Any:
+    # pydantic would read true as 1; a boolean budget is a caller's mistake, not a number.
+    if isinstance(value, bool):
+        raise ValueError("must be a whole number, not a boolean")
+    return value
+
+
+Query = Annotated[str, Field(min_length=1, description="the query text")]
+RecallBudget = Annotated[int | None, BeforeValidator(_not_bool), Field(
+    ge=1, description="documents to return in all (default: ROOKHAVEN_DEFAULT_RECALL)")]
+Seed = Annotated[str | None, Field(description="seed for every tie-break "
+                                               "(default: ROOKHAVEN_DEFAULT_SEED)")]
+CorpusRef = Annotated[str | None, Field(description="corpus name or digest (default: the "
+                                                    "server's default corpus; see list_corpora)")]
+Decompose = Annotated[bool, Field(description="split the query into subqueries (default true)")]
+Key = Annotated[str, Field(min_length=1, description="a result key (sha256:...)")]
+InjectedState = Annotated[State, Resolve(state_of)]
+
+
+def build_request(settings: Settings, query: str, recall_budget: int | None, seed: str | None,
+                  decompose: bool) -> RetrievalRequest:
+    """A request from tool arguments, defaults from settings, checked against the limits."""
+    try:
+        request = RetrievalRequest(
+            query=query,
+            recall_budget=recall_budget or settings.default_recall,
+            seed=seed if seed is not None else settings.default_seed,
+            decompose=decompose,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "request"
+        raise tool_error(InvalidRequestError(f"invalid {where}: {first['msg']}")) from None
+    try:
+        return settings.check_request(request)
+    except InvalidRequestError as exc:
+        raise tool_error(exc) from None
+
+
+async def retrieve(
+    state: InjectedState, query: Query, recallBudget: RecallBudget = None,
+    seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
+) -> RetrieveOutput:
+    """Rank a corpus for a query and return the full result with its audit record.
+
+    Runs through the job pipeline when workers are available, inline otherwise;
+    ``metadata.mode`` says which. The same arguments over the same corpus always give
+    the same result bytes, under the same ``result_key``.
+    """
+    started = time.perf_counter()
+    request = build_request(state.settings, query, recallBudget, seed, decompose)
+    done = await off_loop(state.backend.retrieve, request, corpus)
+    return RetrieveOutput(result_key=done.result_key, result=done.result, metadata=RunInfo(
+        mode=done.mode, reason=done.reason, corpus=done.corpus,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    ))
+
+
+async def submit_retrieval(
+    state: InjectedState, query: Query, recallBudget: RecallBudget = None,
+    seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
+) -> JobOutput:
+    """Queue a retrieval and return its job id and result key at once.
+
+    Poll ``get_job`` with the job id; fetch the result with ``get_result`` once the job is
+    done. A request whose result is already stored is answered as done without queueing.
+    """
+    request = build_request(state.settings, query, recallBudget, seed, decompose)
+    return await off_loop(state.backend.submit, request, corpus)
+
+
+async def get_job(state: InjectedState,
+                  jobId: Annotated[str, Field(min_length=1)]) -> JobOutput:
+    """The state of a job (queued, running, done, failed), its attempts and last error."""
+    return await off_loop(state.backend.job, jobId)
+
+
+async def get_result(state: InjectedState, resultKey: Key) -> ResultOutput:
+    """A stored result (hits and audit) by its result key."""
+    result = await off_loop(state.backend.result, resultKey)
+    return ResultOutput(result_key=resultKey, result=result)
+
+
+async def get_audit(state: InjectedState, resultKey: Key) -> AuditOutput:
+    """The audit record of a stored result: seed, subqueries, budgets, corpus and engine."""
+    audit = await off_loop(state.backend.audit, resultKey)
+    return AuditOutput(result_key=resultKey, audit=audit)
+
+
+async def verify_result(state: InjectedState, resultKey: Key) -> VerifyOutput:
+    """Replay one stored result from its recorded inputs and report match or mismatch."""
+    return await off_loop(state.backend.verify, resultKey)
+
+
+async def list_corpora(state: InjectedState) -> CorporaOutput:
+    """The corpora this server can rank, which one is the default, and whether the job
+    tools (submit, get, verify) have a pipeline behind them."""
+    return await off_loop(state.backend.corpora)
+
+
+TOOLS = (retrieve, submit_retrieval, get_job, get_result, get_audit, verify_result, list_corpora)
