@@ -1,0 +1,119 @@
+"""`rookhaven mcp --http`: loopback serves without a token, a public bind without one is
+refused before anything listens, and with a token set every request must carry it."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import free_port, wait_until
+from tests.mcp_support import INITIALIZE_PARAMS, server_env, write_corpus
+
+pytestmark = pytest.mark.anyio
+TOKEN = "s3cret-test-token"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _serve(corpus: Path, port: int, **env: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rookhaven.cli.main", "mcp", "--http", "--port", str(port)],
+        env=server_env(corpus, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    wait_until(lambda: _listening(port) or proc.poll() is not None, 30, what=f"port {port}")
+    assert proc.poll() is None, proc.communicate()[1].decode()
+    return proc
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=15)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def open_server(corpus: Path) -> Iterator[str]:
+    port = free_port()
+    proc = _serve(corpus, port)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture
+def guarded_server(corpus: Path) -> Iterator[str]:
+    port = free_port()
+    proc = _serve(corpus, port, ROOKHAVEN_MCP_TOKEN=TOKEN)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        _stop(proc)
+
+
+async def test_loopback_without_a_token_serves_retrieve(open_server: str) -> None:
+    async with Client(open_server) as client:
+        result = await client.call_tool("retrieve", {"query": "crane faults", "recallBudget": 2})
+    assert not result.is_error
+    assert result.structured_content is not None
+    assert len(result.structured_content["result"]["hits"]) == 2
+
+
+def test_a_public_bind_without_a_token_refuses_to_start(corpus: Path) -> None:
+    port = free_port()
+    done = subprocess.run(
+        [sys.executable, "-m", "rookhaven.cli.main", "mcp", "--http", "--host", "0.0.0.0",
+         "--port", str(port)],
+        env=server_env(corpus), capture_output=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"refusing to serve MCP on 0.0.0.0" in done.stderr
+    assert b"ROOKHAVEN_MCP_TOKEN" in done.stderr
+    assert b"Traceback" not in done.stderr
+    assert not _listening(port)
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong-token", f"Basic {TOKEN}", TOKEN])
+async def test_with_a_token_requests_lacking_it_get_401(
+        guarded_server: str, authorization: str | None) -> None:
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    if authorization is not None:
+        headers["authorization"] = authorization
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(guarded_server, headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert TOKEN not in response.text
+
+
+async def test_with_a_token_a_client_sending_it_is_served(guarded_server: str) -> None:
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"})
+    async with http, Client(streamable_http_client(guarded_server, http_client=http)) as client:
+        result = await client.call_tool("list_corpora", {})
+    assert not result.is_error

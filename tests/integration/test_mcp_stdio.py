@@ -1,0 +1,101 @@
+"""`rookhaven mcp` over stdio, as a client launches it: a child process spoken to in lines.
+
+Also pins the SDK's behaviour on a bare ``initialize`` (no params), which the reference
+server's README shows: the SDK refuses it with -32602, and the session stays usable.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.mcp_support import INITIALIZE_PARAMS, StdioSession, server_env, write_corpus
+
+RETRIEVE = {"name": "retrieve", "arguments": {"query": "crane faults and tide windows",
+                                              "recallBudget": 3, "seed": "run-1"}}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def session(corpus: Path) -> Iterator[StdioSession]:
+    child = StdioSession(server_env(corpus))
+    try:
+        yield child
+    finally:
+        child.close()
+
+
+def test_a_conforming_session_initializes_and_retrieves(session: StdioSession) -> None:
+    init = session.initialize()
+    assert init["jsonrpc"] == "2.0"
+    assert init["result"]["serverInfo"]["name"] == "rookhaven"
+    assert init["result"]["protocolVersion"] == INITIALIZE_PARAMS["protocolVersion"]
+    assert "tools" in init["result"]["capabilities"]
+    call = session.request("tools/call", RETRIEVE)
+    result = call["result"]
+    assert result.get("isError") is not True
+    structured = result["structuredContent"]
+    assert [h["rank"] for h in structured["result"]["hits"]] == [1, 2, 3]
+    assert structured["metadata"]["mode"] == "inline"
+    assert json.loads(result["content"][0]["text"]) == structured
+    listed = session.request("tools/list")
+    assert len(listed["result"]["tools"]) == 7
+
+
+def test_stdout_carries_only_protocol_and_stderr_only_json_log_lines(corpus: Path) -> None:
+    session = StdioSession(server_env(corpus, ROOKHAVEN_LOG_LEVEL="debug"))
+    try:
+        session.initialize()
+        session.request("tools/call", RETRIEVE)
+        session.request("tools/call", {"name": "retrieve", "arguments": {"query": 1}})
+    finally:
+        assert session.close() == 0
+    assert session._lines.get(timeout=5) is None  # nothing but the answers read above
+    assert session.stderr, "debug logging should have written something"
+    for line in session.stderr:
+        assert isinstance(json.loads(line), dict), line
+
+
+def test_a_bare_initialize_is_refused_by_the_sdk_and_the_session_goes_on(
+        session: StdioSession) -> None:
+    bare = session.request("initialize")
+    assert bare["error"]["code"] == -32602
+    assert session.initialize()["result"]["serverInfo"]["name"] == "rookhaven"
+    assert "result" in session.request("tools/call", RETRIEVE)
+
+
+def test_unreadable_lines_get_json_rpc_errors_and_serving_continues(
+        session: StdioSession) -> None:
+    session.initialize()
+    session.send_raw(b"this is not json")
+    assert session.read() == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32700, "message": "Parse error: not valid JSON"}}
+    session.send_raw(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": [1]}')
+    invalid = session.read()
+    assert invalid["id"] == 7 and invalid["error"]["code"] == -32600
+    assert session.request("no/such/method")["error"]["code"] == -32601
+    assert "result" in session.request("tools/call", RETRIEVE)
+
+
+def test_a_piped_session_gets_every_answer_before_the_server_exits(corpus: Path) -> None:
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": RETRIEVE}
+          for i in range(2, 12)),
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in lines).encode()
+    done = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "mcp"], input=stdin,
+                          capture_output=True, env=server_env(corpus), timeout=60, check=True)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(a["id"] for a in answers) == list(range(1, 12))
+    assert all("result" in a for a in answers)

@@ -1,0 +1,285 @@
+"""Every MCP tool, called in-process through the SDK's client: what succeeds and how each
+failure reads to the caller."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from rookhaven.config import Settings
+from rookhaven.core.canonical import canonical_bytes
+from rookhaven.core.engine import Retriever, retrieve
+from rookhaven.core.identity import result_key
+from rookhaven.corpusfile import load_documents
+from rookhaven.models import RetrievalRequest, RetrievalResult
+from rookhaven.server import build_server
+from tests.mcp_support import MemoryBackend, write_corpus
+
+pytestmark = pytest.mark.anyio
+
+ALL_TOOLS = {"retrieve", "submit_retrieval", "get_job", "get_result", "get_audit",
+             "verify_result", "list_corpora"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def settings(corpus: Path) -> Settings:
+    return Settings(corpus_path=corpus, max_query_len=200, max_recall=50)
+
+
+@pytest.fixture
+async def inline(settings: Settings) -> AsyncIterator[Client]:
+    async with Client(build_server(settings)) as client:
+        yield client
+
+
+@pytest.fixture
+def memory(settings: Settings) -> Iterator[MemoryBackend]:
+    yield MemoryBackend(settings)
+
+
+@pytest.fixture
+async def piped(settings: Settings, memory: MemoryBackend) -> AsyncIterator[Client]:
+    async with Client(build_server(settings, backend=memory)) as client:
+        yield client
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    assert result.structured_content is None
+    text: str = result.content[0].text  # type: ignore[union-attr]
+    assert "Traceback" not in text
+    return text
+
+
+# --- the tool list --------------------------------------------------------------------
+
+async def test_every_tool_is_listed_with_an_input_and_an_output_schema(inline: Client) -> None:
+    tools = {t.name: t for t in (await inline.list_tools()).tools}
+    assert set(tools) == ALL_TOOLS
+    for tool in tools.values():
+        assert tool.output_schema is not None, tool.name
+        assert tool.description
+    retrieve_args = tools["retrieve"].input_schema
+    assert retrieve_args["required"] == ["query"]
+    assert {"query", "recallBudget", "seed", "corpus"} <= set(retrieve_args["properties"])
+    # Injected state is never something a client is asked for.
+    assert "state" not in retrieve_args["properties"]
+
+
+# --- retrieve, inline --------------------------------------------------------------------
+
+async def test_retrieve_inline_returns_the_same_bytes_as_the_library(
+        inline: Client, corpus: Path) -> None:
+    out = ok(await inline.call_tool("retrieve", {"query": "crane faults and tide windows",
+                                                 "recallBudget": 3, "seed": "run-1"}))
+    request = RetrievalRequest(query="crane faults and tide windows", recallBudget=3,
+                               seed="run-1")
+    documents = load_documents(corpus, max_docs=100)
+    expected = retrieve(request, documents, "tfcosine")
+    served = RetrievalResult.model_validate(out["result"])
+    assert canonical_bytes(served) == canonical_bytes(expected)
+    retriever = Retriever(documents, "tfcosine")
+    assert out["result_key"] == result_key(request, retriever.corpus.digest, retriever.identity)
+
+
+async def test_retrieve_says_it_ran_inline_and_keeps_that_outside_the_result(
+        inline: Client) -> None:
+    out = ok(await inline.call_tool("retrieve", {"query": "berth delays"}))
+    assert out["metadata"]["mode"] == "inline"
+    assert "ROOKHAVEN_REDIS_URL" in out["metadata"]["reason"]
+    assert out["metadata"]["corpus"] == "port"
+    assert "metadata" not in out["result"] and "mode" not in canonical_bytes(
+        RetrievalResult.model_validate(out["result"])).decode()
+
+
+async def test_retrieve_uses_the_configured_defaults(inline: Client, settings: Settings) -> None:
+    audit = ok(await inline.call_tool("retrieve", {"query": "berth"}))["result"]["audit"]
+    assert audit["recall_budget"] == settings.default_recall
+    assert audit["seed"] == settings.default_seed
+
+
+async def test_retrieve_accepts_the_corpus_by_name_or_digest(inline: Client) -> None:
+    corpora = ok(await inline.call_tool("list_corpora", {}))["corpora"]
+    by_name = ok(await inline.call_tool("retrieve", {"query": "tide", "corpus": "port"}))
+    by_digest = ok(await inline.call_tool("retrieve", {"query": "tide",
+                                                       "corpus": corpora[0]["digest"]}))
+    assert by_name["result"] == by_digest["result"]
+
+
+async def test_retrieve_reads_a_numeric_string_budget_as_a_number(inline: Client) -> None:
+    # Some clients send every argument as a string; a whole number in a string is accepted.
+    out = ok(await inline.call_tool("retrieve", {"query": "berth", "recallBudget": "2"}))
+    assert out["result"]["audit"]["recall_budget"] == 2
+
+
+@pytest.mark.parametrize(("arguments", "says"), [
+    ({}, "query"),
+    ({"query": 5}, "valid string"),
+    ({"query": ""}, "query"),
+    ({"query": "   "}, "query must contain some text"),
+    ({"query": "x" * 201}, "query is 201 characters; the limit is 200"),
+    ({"query": "berth", "recallBudget": 51}, "recall budget 51 is over the maximum 50"),
+    ({"query": "berth", "recallBudget": 0}, "recallBudget"),
+    ({"query": "berth", "recallBudget": True}, "not a boolean"),
+    ({"query": "berth", "recallBudget": 2.5}, "recallBudget"),
+    ({"query": "berth", "recallBudget": "many"}, "recallBudget"),
+    ({"query": "berth", "seed": 7}, "seed"),
+    ({"query": "berth", "corpus": "atlantis"}, "unknown corpus 'atlantis'"),
+])
+async def test_bad_retrieve_arguments_are_tool_errors_that_say_what_is_wrong(
+        inline: Client, arguments: dict[str, Any], says: str) -> None:
+    assert says in error_text(await inline.call_tool("retrieve", arguments))
+
+
+async def test_retrieve_without_a_corpus_says_how_to_configure_one() -> None:
+    async with Client(build_server(Settings())) as client:
+        text = error_text(await client.call_tool("retrieve", {"query": "berth"}))
+    assert "ROOKHAVEN_CORPUS_PATH" in text
+
+
+async def test_an_unreadable_corpus_file_is_reported_with_its_path(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "a", "text": "ok"}\n{not json\n', encoding="utf-8")
+    async with Client(build_server(Settings(corpus_path=broken))) as client:
+        text = error_text(await client.call_tool("retrieve", {"query": "ok"}))
+    assert "broken.jsonl: line 2" in text
+
+
+async def test_an_edited_corpus_file_is_indexed_again(inline: Client, corpus: Path) -> None:
+    before = ok(await inline.call_tool("list_corpora", {}))["corpora"][0]
+    corpus.write_text('{"id": "only", "text": "crane"}\n', encoding="utf-8")
+    after = ok(await inline.call_tool("list_corpora", {}))["corpora"][0]
+    assert after["documents"] == 1 and after["digest"] != before["digest"]
+
+
+# --- list_corpora -------------------------------------------------------------------------
+
+async def test_list_corpora_names_the_file_and_says_there_is_no_pipeline(
+        inline: Client, corpus: Path) -> None:
+    out = ok(await inline.call_tool("list_corpora", {}))
+    assert out["pipeline"] is False
+    (only,) = out["corpora"]
+    assert only["name"] == "port" and only["default"] is True
+    assert only["documents"] == 5 and only["digest"].startswith("sha256:")
+    assert only["source"] == str(corpus)
+
+
+# --- job tools without a pipeline -----------------------------------------------------------
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("submit_retrieval", {"query": "berth"}),
+    ("get_job", {"jobId": "job-1"}),
+    ("get_result", {"resultKey": "sha256:00"}),
+    ("get_audit", {"resultKey": "sha256:00"}),
+    ("verify_result", {"resultKey": "sha256:00"}),
+])
+async def test_job_tools_without_a_pipeline_say_how_to_configure_one(
+        inline: Client, tool: str, arguments: dict[str, Any]) -> None:
+    text = error_text(await inline.call_tool(tool, arguments))
+    assert f"{tool} needs the job pipeline" in text and "ROOKHAVEN_REDIS_URL" in text
+
+
+# --- job tools over a pipeline backend --------------------------------------------------------
+
+async def test_submit_then_get_job_result_and_audit(piped: Client) -> None:
+    job = ok(await piped.call_tool("submit_retrieval", {"query": "crane faults",
+                                                        "recallBudget": 2, "seed": "s"}))
+    assert job["job_id"] and job["result_key"].startswith("sha256:")
+    state = ok(await piped.call_tool("get_job", {"jobId": job["job_id"]}))
+    assert state["state"] == "done" and state["result_key"] == job["result_key"]
+    stored = ok(await piped.call_tool("get_result", {"resultKey": job["result_key"]}))
+    audit = ok(await piped.call_tool("get_audit", {"resultKey": job["result_key"]}))
+    assert stored["result"]["audit"] == audit["audit"]
+    assert audit["audit"]["query"] == "crane faults" and audit["audit"]["seed"] == "s"
+    inline = ok(await piped.call_tool("retrieve", {"query": "crane faults", "recallBudget": 2,
+                                                   "seed": "s"}))
+    assert inline["result_key"] == job["result_key"]
+    assert inline["result"] == stored["result"]
+    assert inline["metadata"]["mode"] == "pipeline"
+
+
+async def test_verify_reports_a_match_for_an_untouched_result(piped: Client) -> None:
+    job = ok(await piped.call_tool("submit_retrieval", {"query": "tide windows"}))
+    out = ok(await piped.call_tool("verify_result", {"resultKey": job["result_key"]}))
+    assert out["match"] is True and out["stored_digest"] == out["replayed_digest"]
+
+
+async def test_verify_reports_a_mismatch_for_tampered_bytes(
+        piped: Client, memory: MemoryBackend) -> None:
+    job = ok(await piped.call_tool("submit_retrieval", {"query": "tide windows"}))
+    key = job["result_key"]
+    memory.stored[key] = memory.stored[key].replace(b'"rank":1', b'"rank":9')
+    out = ok(await piped.call_tool("verify_result", {"resultKey": key}))
+    assert out["match"] is False and out["stored_digest"] != out["replayed_digest"]
+
+
+async def test_list_corpora_over_a_pipeline_says_so(piped: Client) -> None:
+    assert ok(await piped.call_tool("list_corpora", {}))["pipeline"] is True
+
+
+@pytest.mark.parametrize(("tool", "arguments", "says"), [
+    ("get_job", {"jobId": "job-nope"}, "no job 'job-nope'"),
+    ("get_result", {"resultKey": "sha256:feed"}, "no stored result under 'sha256:feed'"),
+    ("get_audit", {"resultKey": "sha256:feed"}, "no stored result"),
+    ("verify_result", {"resultKey": "sha256:feed"}, "no stored result"),
+    ("get_job", {}, "jobId"),
+    ("get_result", {"resultKey": ""}, "resultKey"),
+    ("submit_retrieval", {"query": "berth", "recallBudget": 51}, "over the maximum 50"),
+    ("submit_retrieval", {"query": "berth", "corpus": "atlantis"}, "unknown corpus"),
+])
+async def test_unknown_jobs_and_keys_are_tool_errors(
+        piped: Client, tool: str, arguments: dict[str, Any], says: str) -> None:
+    assert says in error_text(await piped.call_tool(tool, arguments))
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("retrieve", {"query": "berth"}),
+    ("submit_retrieval", {"query": "berth"}),
+    ("get_job", {"jobId": "job-1"}),
+    ("get_result", {"resultKey": "sha256:00"}),
+    ("list_corpora", {}),
+])
+async def test_redis_down_is_a_tool_error_naming_the_store(
+        piped: Client, memory: MemoryBackend, tool: str, arguments: dict[str, Any]) -> None:
+    memory.down = True
+    text = error_text(await piped.call_tool(tool, arguments))
+    assert "store unavailable" in text and "Connection refused" in text
+
+
+# --- the error channels ------------------------------------------------------------------------
+
+async def test_a_bug_shows_no_internals_and_the_server_keeps_serving(
+        settings: Settings, memory: MemoryBackend) -> None:
+    def broken(*_: object) -> None:
+        raise KeyError("internal detail")
+
+    memory.job = broken  # type: ignore[method-assign, assignment]
+    async with Client(build_server(settings, backend=memory)) as client:
+        text = error_text(await client.call_tool("get_job", {"jobId": "x"}))
+        assert text == "Error executing tool get_job"
+        ok(await client.call_tool("list_corpora", {}))
+
+
+async def test_an_unknown_tool_is_an_error_result(inline: Client) -> None:
+    assert "Unknown tool" in error_text(await inline.call_tool("rerank", {}))

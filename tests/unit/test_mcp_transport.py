@@ -1,0 +1,69 @@
+"""The transport rules, without starting a server: which binds need a token, how an
+unreadable stdio line is answered, and what the CLI refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp_types import jsonrpc_message_adapter
+from pydantic import ValidationError
+
+from rookhaven.cli.main import main
+from rookhaven.config import Settings
+from rookhaven.errors import ConfigError
+from rookhaven.server.http import check_bind, is_loopback
+from rookhaven.server.stdio import rejection
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
+def test_loopback_hosts_are_recognised(host: str) -> None:
+    assert is_loopback(host)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.0.0.5", "example.org", "",
+                                  "127.0.0.1.nip.io"])
+def test_anything_else_counts_as_public(host: str) -> None:
+    assert not is_loopback(host)
+
+
+def test_a_public_bind_needs_a_token_and_loopback_does_not() -> None:
+    with pytest.raises(ConfigError, match=r"refusing to serve MCP on 0\.0\.0\.0"):
+        check_bind("0.0.0.0", None)
+    check_bind("0.0.0.0", "token")
+    check_bind("127.0.0.1", None)
+
+
+def test_the_token_never_appears_in_the_settings_repr() -> None:
+    settings = Settings.from_mapping({"ROOKHAVEN_MCP_TOKEN": "hunter2"})
+    assert settings.mcp_token == "hunter2"
+    assert "hunter2" not in repr(settings)
+
+
+def _rejected(line: str) -> dict[str, object]:
+    with pytest.raises(ValidationError) as caught:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    answer: dict[str, object] = json.loads(rejection(caught.value).model_dump_json())
+    return answer
+
+
+def test_a_line_that_is_not_json_is_a_parse_error_with_a_null_id() -> None:
+    answer = _rejected("{nope")
+    assert answer["id"] is None
+    assert answer["error"] == {"code": -32700, "message": "Parse error: not valid JSON",
+                               "data": None}
+
+
+def test_a_json_line_that_is_not_a_message_is_an_invalid_request_keeping_its_id() -> None:
+    answer = _rejected('{"jsonrpc": "2.0", "id": "a1", "method": 3}')
+    assert answer["id"] == "a1"
+    assert answer["error"]["code"] == -32600  # type: ignore[index]
+
+
+def test_an_unusable_id_is_answered_with_null() -> None:
+    assert _rejected('{"jsonrpc": "2.0", "id": [1], "method": 3}')["id"] is None
+
+
+def test_host_and_port_without_http_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", "--port", "9000"]) == 2
+    assert "--host and --port apply only with --http" in capsys.readouterr().err
