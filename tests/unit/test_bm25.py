@@ -1,0 +1,115 @@
+"""The bm25 provider's promises: smoothed IDF, prefixes, coverage, synonyms, fields, exactness."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes, retrieve
+from rookhaven.core.corpus import Corpus
+from rookhaven.core.providers import make_provider
+from rookhaven.core.providers.bm25 import Bm25Provider
+from rookhaven.core.providers.impacts import idf
+from rookhaven.errors import ConfigError
+
+
+def _ids(query: str, docs: list[Document], **params: object) -> list[str]:
+    result = retrieve(RetrievalRequest(query=query, recall_budget=10), docs, "bm25", **params)
+    return [h.id for h in result.hits]
+
+
+def test_a_one_document_corpus_returns_its_document() -> None:
+    assert _ids("harbour", [Document(id="only", text="The harbour at dawn")]) == ["only"]
+
+
+def test_a_term_in_every_document_still_scores_above_zero() -> None:
+    assert idf(10, 10) > 0
+    docs = [Document(id=f"d{i}", text="crane") for i in range(3)]
+    assert len(_ids("crane", docs)) == 3
+
+
+def test_a_prefix_reaches_a_longer_token_at_reduced_weight() -> None:
+    docs = [Document(id="a", text="SyntaxErrors everywhere"), Document(id="b", text="syntax")]
+    result = retrieve(RetrievalRequest(query="syntax"), docs, "bm25", stemmer="none")
+    scores = {h.id: h.score for h in result.hits}
+    assert set(scores) == {"a", "b"} and scores["a"] < scores["b"]
+    assert _ids("syntax", docs, stemmer="none", prefix_weight=0.0) == ["b"]
+
+
+def test_matching_more_distinct_terms_beats_repeating_one() -> None:
+    docs = [Document(id="rep", text="pilot pilot pilot pilot pilot tide"),
+            Document(id="both", text="pilot tide berth"),
+            Document(id="other", text="weather report")]
+    assert _ids("pilot berth", docs)[0] == "both"
+
+
+def test_synonyms_match_at_reduced_weight() -> None:
+    docs = [Document(id="v", text="the vessel sailed"), Document(id="s", text="the ship sailed"),
+            Document(id="x", text="the crane")]
+    assert _ids("ship", docs, synonyms={"ship": ["vessel"]}) == ["s", "v"]
+    assert _ids("ship", docs) == ["s"]
+
+
+def test_a_title_match_outweighs_the_same_match_in_the_body() -> None:
+    docs = [Document(id="body", text="tide tables and more words here", fields={"title": "x"}),
+            Document(id="title", text="and more words here", fields={"title": "tide tables"})]
+    assert _ids("tide", docs)[0] == "title"
+
+
+def test_every_score_changing_parameter_is_in_the_config() -> None:
+    base = Bm25Provider().config()
+    variants = [{"k1": 1.5}, {"b": 0.5}, {"prefix_weight": 0.3}, {"prefix_min_len": 3},
+                {"prefix_max_terms": 8}, {"coverage": 0.5}, {"synonym_weight": 0.25},
+                {"synonyms": {"quay": ["berth"]}}, {"field_weights": {"title": 3.0}},
+                {"stemmer": "none"}, {"stopwords": "none"}]
+    for params in variants:
+        assert make_provider("bm25", **params).config() != base, params
+
+
+def test_unknown_parameters_are_refused_with_the_accepted_list() -> None:
+    with pytest.raises(ConfigError, match="accepts stopwords, stemmer, k1"):
+        make_provider("bm25", k3=8)
+    with pytest.raises(ConfigError, match="between 0 and 1"):
+        make_provider("bm25", coverage=2.0)
+
+
+_PORT = ["tide", "pilot", "berth", "crane", "quay", "vessel", "cargo", "lock", "draft", "harbour"]
+CORPUS = [Document(id=f"d{i:03d}", text=" ".join(random.Random(i).choice(_PORT)
+                                                for _ in range(12)),
+    fields={"title": random.Random(-i).choice(["tide", "crane", "cargo", ""])})
+    for i in range(120)]
+
+
+def test_scores_do_not_depend_on_the_order_terms_are_processed_in() -> None:
+    index = Bm25Provider().build(Corpus(CORPUS))
+    terms = ["tide", "pilot", "pilot", "berth", "crane", "harb"]
+    expected = index.score(terms)
+    for seed in range(10):
+        shuffled = terms[:]
+        random.Random(seed).shuffle(shuffled)
+        plan = index.plan(shuffled)
+        random.Random(seed).shuffle(plan)
+        ords, units = index.scorer.score_all(plan)
+        assert np.array_equal(ords, expected[0]) and np.array_equal(units, expected[1])
+
+
+class _FullOnly:
+    """An index wrapper without the top-k fast path, to compare bytes against."""
+
+    def __init__(self, index: object) -> None:
+        self.score = index.score  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("budget", [1, 3, 10, 50])
+def test_top_k_fast_path_gives_the_same_bytes_as_full_scoring(budget: int) -> None:
+    fast = Retriever(CORPUS, "bm25")
+    slow = Retriever(CORPUS, "bm25")
+    slow.index = _FullOnly(slow.index)  # type: ignore[assignment]
+    for query in ["tide and pilot, berth", "crane", "cargo lock; draft quay and vessel",
+                  "harb or tide or tide", "nothing matches this"]:
+        for decompose in (True, False):
+            request = RetrievalRequest(query=query, recall_budget=budget, decompose=decompose)
+            assert canonical_bytes(fast.retrieve(request)) == canonical_bytes(
+                slow.retrieve(request)), (query, decompose)

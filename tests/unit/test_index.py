@@ -1,0 +1,91 @@
+"""The inverted index: sorted vocabulary, postings in document order, chunking invisible."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rookhaven.core import index as index_module
+from rookhaven.core.analyzer import Analyzer
+from rookhaven.core.corpus import Corpus
+from rookhaven.core.index import build_index
+from rookhaven.errors import ConfigError
+from rookhaven.models import Document
+
+DOCS = [Document(id=f"d{i}", text=text, fields=fields) for i, (text, fields) in enumerate([
+    ("Cranes lift containers; the crane rests.", {"title": "Crane report"}),
+    ("Tide tables for the harbour pilots", {}),
+    ("", {"title": "Empty body"}),
+    ("The the the", {}),
+    ("SyntaxErrors and syntax checks", {"keywords": "parser"}),
+])]
+
+
+def _naive(docs: list[Document], analyzer: Analyzer) -> dict[str, list[tuple[int, int]]]:
+    postings: dict[str, list[tuple[int, int]]] = {}
+    for ordinal, doc in enumerate(sorted(docs, key=lambda d: d.id)):
+        counts: dict[str, int] = {}
+        for text in [*(doc.fields[k] for k in sorted(doc.fields)), doc.text]:
+            for t in analyzer.terms(text):
+                counts[t] = counts.get(t, 0) + 16
+        for t, c in counts.items():
+            postings.setdefault(t, []).append((ordinal, c))
+    return postings
+
+
+@pytest.mark.parametrize("stemmer", ["none", "english"])
+def test_postings_match_a_naive_count_and_vocabulary_is_sorted(stemmer: str) -> None:
+    analyzer = Analyzer(stemmer=stemmer)
+    index = build_index(Corpus(DOCS), analyzer)
+    assert list(index.vocabulary) == sorted(index.vocabulary)
+    naive = _naive(DOCS, analyzer)
+    assert sorted(naive) == list(index.vocabulary)
+    for t, term in enumerate(index.vocabulary):
+        docs, tfs = index.postings(t)
+        assert list(zip(docs.tolist(), tfs.tolist(), strict=True)) == naive[term]
+
+
+def test_building_in_small_chunks_gives_the_same_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = build_index(Corpus(DOCS), Analyzer())
+    monkeypatch.setattr(index_module, "CHUNK_DOCS", 2)
+    chunked = build_index(Corpus(DOCS), Analyzer())
+    assert chunked.vocabulary == whole.vocabulary
+    for name in ("offsets", "docs", "tfs", "lengths"):
+        assert np.array_equal(getattr(chunked, name), getattr(whole, name)), name
+
+
+def test_field_weights_scale_counts_and_lengths() -> None:
+    index = build_index(Corpus(DOCS), Analyzer(), {"title": 2.0})
+    docs, tfs = index.postings(index.term_ids["crane"])
+    assert docs.tolist() == [0] and tfs.tolist() == [16 + 32]
+    assert index.lengths[0] == 16 * 5 + 32 * 2
+
+
+def test_a_field_weight_off_the_sixteenth_grid_is_refused() -> None:
+    with pytest.raises(ConfigError, match="multiple of 1/16"):
+        build_index(Corpus(DOCS), Analyzer(), {"title": 0.3})
+
+
+def test_index_digest_names_corpus_and_parameters() -> None:
+    a = build_index(Corpus(DOCS), Analyzer())
+    b = build_index(Corpus(DOCS), Analyzer(stemmer="english"))
+    c = build_index(Corpus(DOCS[:-1]), Analyzer())
+    assert len({a.digest, b.digest, c.digest}) == 3
+    assert a.digest == build_index(Corpus(list(reversed(DOCS))), Analyzer()).digest
+
+
+def test_index_arrays_do_not_depend_on_the_hash_seed() -> None:
+    code = ("from tests.unit.test_index import DOCS; from rookhaven.core.corpus import Corpus;"
+            "from rookhaven.core.analyzer import Analyzer; from rookhaven.core.index import "
+            "build_index; import hashlib; i = build_index(Corpus(DOCS), Analyzer());"
+            "print(hashlib.sha256(repr(i.vocabulary).encode() + i.docs.tobytes() + "
+            "i.tfs.tobytes() + i.offsets.tobytes()).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, cwd=Path(__file__).resolve().parents[2],
+                           env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout
+            for seed in ("0", "1", "12345")}
+    assert len(outs) == 1
