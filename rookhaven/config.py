@@ -30,6 +30,16 @@ def _whole(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(raw: str) -> float:
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise ValueError("must be a number of seconds > 0") from None
+    if not value > 0:
+        raise ValueError("must be a number of seconds > 0")
+    return value
+
+
 def _text(raw: str) -> str:
     if not raw.strip():
         raise ValueError("must not be empty")
@@ -85,6 +95,32 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text, None,
          "bearer token HTTP clients must send (Authorization: Bearer <token>); "
          "required to bind a non-loopback address"),
+    # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
+    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds, 5.0,
+         "how long one Redis connect or command may take before the store gives up (seconds)"),
+    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024), 1 << 20,
+         "largest piece a stored corpus is split into (bytes)"),
+    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1), 100,
+         "jobs carried by one batch task when many are submitted at once (jobs)"),
+    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1), 3,
+         "runs a job may start before the sweeper marks it failed (attempts)"),
+    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds, 300.0,
+         "age at which a queued job with no result is enqueued again (seconds)"),
+    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds, 10.0,
+         "how often the beat schedule runs the sweeper (seconds)"),
+    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds, 120.0,
+         "hard limit on one task, single or batch; the pool child is killed after it (seconds)"),
+    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds, 600.0,
+         "time before the broker redelivers an unacknowledged message; "
+         "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds)"),
+    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds, 2.0,
+         "how often workers look for unacknowledged messages to restore (seconds)"),
+    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds, 10.0,
+         "a worker silent this long is dead and its running jobs are swept (seconds)"),
+    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1), 4,
+         "built corpus indexes each worker process keeps in memory (indexes)"),
+    Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)), None,
+         "where celery beat keeps its schedule state (file; default: in the temp directory)"),
 )
 
 
@@ -100,12 +136,25 @@ class Settings:
     default_seed: str = DEFAULT_SEED
     provider: str = "tfcosine"
     log_level: str = "info"
-    redis_url: str | None = None
+    # May carry a password: kept out of repr like the token below.
+    redis_url: str | None = dataclasses.field(default=None, repr=False)
     key_prefix: str = "rookhaven"
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8765
     # A secret: kept out of repr so it never reaches a log line or a traceback.
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
+    redis_timeout: float = 5.0
+    corpus_chunk_bytes: int = 1 << 20
+    batch_size: int = 100
+    job_max_attempts: int = 3
+    sweep_after: float = 300.0
+    sweep_interval: float = 10.0
+    task_time_limit: float = 120.0
+    visibility_timeout: float = 600.0
+    unacked_restore_interval: float = 2.0
+    worker_heartbeat: float = 10.0
+    index_cache_size: int = 4
+    beat_schedule_file: Path | None = None
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -129,6 +178,13 @@ class Settings:
             raise ConfigError(
                 f"ROOKHAVEN_DEFAULT_RECALL ({self.default_recall}) exceeds "
                 f"ROOKHAVEN_MAX_RECALL ({self.max_recall}); lower one or raise the other"
+            )
+
+        if self.visibility_timeout <= self.task_time_limit:
+            raise ConfigError(
+                f"ROOKHAVEN_VISIBILITY_TIMEOUT ({self.visibility_timeout:g} s) must exceed "
+                f"ROOKHAVEN_TASK_TIME_LIMIT ({self.task_time_limit:g} s), or a slow task is "
+                "delivered twice at once; raise the first or lower the second"
             )
 
     def with_overrides(self, **overrides: Any) -> Settings:

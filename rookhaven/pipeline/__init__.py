@@ -1,0 +1,38 @@
+"""The job pipeline's service layer: what the CLI, the MCP server and the workers call.
+
+Front ends: ``open_pipeline(settings)`` -> ``Pipeline`` (submit, job, result, audit, wait,
+sweep, add_corpus). Workers: ``Executor`` (runs jobs by id). See docs/adr/0005-job-ledger.md.
+"""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..store import Store
+from .cache import RetrieverCache
+from .celeryconf import QUEUE, TASK_BATCH, TASK_JOB, TASK_SWEEP, celery_config
+from .dispatch import CeleryDispatcher, Dispatcher
+from .executor import EngineMismatchError, Executor
+from .service import JobRef, Pipeline, SweepReport, WaitTimeoutError
+
+__all__ = [
+    "QUEUE",
+    "TASK_BATCH",
+    "TASK_JOB",
+    "TASK_SWEEP",
+    "CeleryDispatcher",
+    "Dispatcher",
+    "EngineMismatchError",
+    "Executor",
+    "JobRef",
+    "Pipeline",
+    "RetrieverCache",
+    "SweepReport",
+    "WaitTimeoutError",
+    "celery_config",
+    "open_pipeline",
+]
+
+
+def open_pipeline(settings: Settings) -> Pipeline:
+    """A Pipeline on ROOKHAVEN_REDIS_URL (store and broker) under ROOKHAVEN_KEY_PREFIX."""
+    return Pipeline(Store.from_settings(settings), CeleryDispatcher(settings), settings)

@@ -1,0 +1,55 @@
+"""A bounded, least-recently-used cache of built indexes, one per (corpus, engine config).
+
+Building an index is the expensive step of a job, so each worker process keeps the last few;
+the corpus is loaded from the store by digest on a miss.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from ..core.canonical import canonical_bytes
+from ..core.corpus import Corpus
+from ..core.engine import Retriever
+from ..core.identity import EngineIdentity, engine_identity
+from ..core.providers import ScoringProvider, make_provider
+
+
+class RetrieverCache:
+    """Up to ``size`` Retrievers, keyed by corpus digest and engine config digest."""
+
+    def __init__(self, load: Callable[[str], Corpus], size: int) -> None:
+        self._load = load
+        self._size = size
+        self._providers: dict[tuple[str, bytes], tuple[ScoringProvider, EngineIdentity]] = {}
+        self._retrievers: OrderedDict[tuple[str, str], Retriever] = OrderedDict()
+        self.builds = 0
+
+    def provider(self, name: str, params: dict[str, Any]) -> tuple[ScoringProvider,
+                                                                    EngineIdentity]:
+        """The provider ``name`` with ``params`` and its identity (built once each)."""
+        key = (name, canonical_bytes(params))
+        if key not in self._providers:
+            made = make_provider(name, **params)
+            self._providers[key] = (made, engine_identity(made))
+        return self._providers[key]
+
+    def get(self, corpus_digest: str, name: str, params: dict[str, Any]) -> Retriever:
+        """The Retriever for this corpus and provider, built (and cached) if needed."""
+        provider, identity = self.provider(name, params)
+        key = (corpus_digest, identity.config_digest)
+        found = self._retrievers.get(key)
+        if found is not None:
+            self._retrievers.move_to_end(key)
+            return found
+        built = Retriever(self._load(corpus_digest), provider)
+        self.builds += 1
+        self._retrievers[key] = built
+        while len(self._retrievers) > self._size:
+            self._retrievers.popitem(last=False)
+        return built
+
+    def __len__(self) -> int:
+        return len(self._retrievers)

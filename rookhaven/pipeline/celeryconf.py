@@ -1,0 +1,80 @@
+"""Celery configuration for producers and workers alike, built from Settings.
+
+Why each setting (see /work/shared/NOTES.md and docs/adr/0005-job-ledger.md):
+- JSON only: a pickle body could run code in the worker; anything else is refused.
+- late ack + reject on worker lost + prefetch 1: a message leaves the broker only once its
+  task has finished, and a worker holds at most one it has not started.
+- ack on failure: a task that raised is not redelivered forever; the ledger retries it.
+- visibility timeout above the hard time limit: a slow task is never delivered twice at
+  once; the time limit enforces the bound.
+- unacked restore every few seconds instead of ~100 s, so lost messages come back soon.
+- no result backend: workers write results to the store themselves.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..store.connection import check_url
+from ..store.keys import Keys
+
+TASK_JOB = "rookhaven.job"
+TASK_BATCH = "rookhaven.batch"
+TASK_SWEEP = "rookhaven.sweep"
+QUEUE = "rookhaven"
+
+
+def beat_file(settings: Settings) -> Path:
+    """Where celery beat keeps its state: the setting, else one file per key prefix in /tmp."""
+    if settings.beat_schedule_file is not None:
+        return settings.beat_schedule_file
+    return Path(tempfile.gettempdir()) / f"rookhaven-beat-{settings.key_prefix}"
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """The Celery settings for ``settings``; pass to ``app.conf.update``."""
+    timeout = settings.redis_timeout
+    return {
+        "broker_url": check_url(settings.redis_url),
+        "broker_transport_options": {
+            "visibility_timeout": settings.visibility_timeout,
+            "unacked_restore_interval": settings.unacked_restore_interval,
+            "unacked_restore_throttle": 1,
+            "global_keyprefix": Keys(settings.key_prefix).celery,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+        },
+        "broker_connection_retry_on_startup": True,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "result_accept_content": ["json"],
+        "task_ignore_result": True,
+        "result_backend": None,
+        "task_acks_late": True,
+        "task_reject_on_worker_lost": True,
+        "task_acks_on_failure_or_timeout": True,
+        "worker_prefetch_multiplier": 1,
+        "worker_cancel_long_running_tasks_on_connection_loss": True,
+        "task_time_limit": settings.task_time_limit,
+        "task_soft_time_limit": settings.task_time_limit * 0.9,
+        "task_default_queue": QUEUE,
+        "task_publish_retry_policy": {
+            "max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1,
+        },
+        "worker_hijack_root_logger": False,
+        "worker_send_task_events": False,
+        "task_send_sent_event": False,
+        "beat_schedule": {
+            "rookhaven-sweep": {
+                "task": TASK_SWEEP,
+                "schedule": settings.sweep_interval,
+                # A sweep nobody ran in time is replaced by the next, never queued up.
+                "options": {"expires": settings.sweep_interval},
+            },
+        },
+        "beat_schedule_filename": str(beat_file(settings)),
+    }

@@ -1,0 +1,63 @@
+"""Sending job messages to the workers, by task name (the producer never imports workers).
+
+The task id of a single job is its content key, so a redelivered or re-sent duplicate is
+recognisable in Celery's own logs; a batch's id is the digest of the keys it carries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from celery import Celery
+
+from ..config import Settings
+from ..errors import StoreUnavailableError
+from ..store.connection import redact
+from .celeryconf import TASK_BATCH, TASK_JOB, celery_config
+
+
+class Dispatcher(Protocol):
+    """Puts job ids on the queue."""
+
+    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+        """Enqueue ``job_ids``: one job per message, or ``batch_size`` per batch message."""
+        ...
+
+
+def batch_id(job_ids: Sequence[str]) -> str:
+    """The task id of a batch: ``batch:`` and the sha256 of its keys in order."""
+    return "batch:" + hashlib.sha256("\n".join(job_ids).encode()).hexdigest()
+
+
+class CeleryDispatcher:
+    """A Celery producer configured like the workers (JSON only, same broker and queue)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.app = Celery("rookhaven-producer", set_as_current=False)
+        self.app.conf.update(celery_config(settings))
+        self._where = redact(settings.redis_url or "")
+
+    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+        if not job_ids:
+            return
+        try:
+            with self.app.producer_or_acquire() as producer:
+                if len(job_ids) == 1:
+                    self.app.send_task(TASK_JOB, args=[job_ids[0]], task_id=job_ids[0],
+                                       producer=producer)
+                    return
+                for at in range(0, len(job_ids), batch_size):
+                    chunk = list(job_ids[at: at + batch_size])
+                    self.app.send_task(TASK_BATCH, args=[chunk], task_id=batch_id(chunk),
+                                       producer=producer)
+        except Exception as exc:  # kombu/redis raise many types; all mean "not enqueued"
+            raise StoreUnavailableError(
+                f"could not enqueue {len(job_ids)} job(s) on the broker at {self._where}: "
+                f"{exc.__class__.__name__}: {exc}. The jobs are recorded as queued and "
+                "`rookhaven sweep` (or the beat sweeper) will enqueue them once it is back"
+            ) from exc
+
+    def close(self) -> None:
+        self.app.close()

@@ -1,0 +1,80 @@
+"""Running jobs on a worker: start in the ledger, compute with the core, store the result.
+
+Idempotent by construction: a job already done (or a result already stored) is skipped,
+and storing identical bytes twice is a no-op, so a redelivered message costs one round
+trip. The Celery tasks in ``workers`` are thin adapters over ``Executor``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from ..config import Settings
+from ..core.canonical import canonical_bytes
+from ..core.identity import result_key
+from ..errors import InputError, IntegrityError, RookhavenError
+from ..store import JobSpec, Store
+from .cache import RetrieverCache
+
+log = logging.getLogger("rookhaven.pipeline")
+
+
+class EngineMismatchError(RookhavenError):
+    """Raised when a job's key was computed for another engine or configuration than the
+    worker runs (submitter and worker on different versions)."""
+
+
+class Executor:
+    """Executes jobs by id against the store, with a per-process index cache."""
+
+    def __init__(self, store: Store, settings: Settings,
+                 fatal: tuple[type[BaseException], ...] = ()) -> None:
+        self.store = store
+        self.settings = settings
+        self.cache = RetrieverCache(store.corpora.load, settings.index_cache_size)
+        # Exceptions that must end the task at once (the soft time limit), after recording.
+        self._fatal = fatal
+
+    def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
+        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
+        return [self._run_one(job_id, worker) for job_id in job_ids]
+
+    def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
+        """The canonical result and audit bytes for ``spec``, checked against its key."""
+        retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
+        key = result_key(spec.request, spec.corpus_digest, retriever.identity)
+        if key != spec.key:
+            raise EngineMismatchError(
+                f"job {spec.key} was submitted for another engine configuration than this "
+                f"worker's ({retriever.engine.name} {retriever.engine.version}, "
+                f"{retriever.config_digest}); run submitters and workers on one version"
+            )
+        result = retriever.retrieve(spec.request)
+        return canonical_bytes(result), canonical_bytes(result.audit)
+
+    def _run_one(self, job_id: str, worker: str) -> str:
+        verdict, attempt, spec = self.store.jobs.start(job_id, worker)
+        if spec is None:
+            return f"skipped:{verdict}"
+        try:
+            result, audit = self.compute(spec)
+            self.store.results.put(spec.key, spec.corpus_digest, result, audit)
+        except IntegrityError:
+            return "failed"  # logged, recorded and the job closed by the store
+        except (InputError, EngineMismatchError) as exc:
+            self._fail(job_id, exc, permanent=True)
+            return "failed"
+        except self._fatal as exc:
+            self._fail(job_id, exc, permanent=False)
+            raise
+        except Exception as exc:  # anything else may pass on another attempt
+            log.exception("job %s attempt %d failed", job_id, attempt,
+                          extra={"job": job_id, "attempt": attempt})
+            return "retry" if self._fail(job_id, exc, permanent=False) == "queued" else "failed"
+        return "done"
+
+    def _fail(self, job_id: str, exc: BaseException, *, permanent: bool) -> str:
+        error = f"{exc.__class__.__name__}: {exc}"
+        return self.store.jobs.fail(job_id, error, permanent=permanent,
+                                    max_attempts=self.settings.job_max_attempts)

@@ -1,0 +1,153 @@
+"""The service layer the front ends call: add corpora, submit jobs, read them back, sweep.
+
+The job record is written before its message is enqueued, and a request whose result is
+already stored is answered at once without enqueuing (see docs/adr/0005-job-ledger.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ..config import Settings
+from ..core.corpus import Corpus
+from ..core.identity import result_key
+from ..errors import RookhavenError
+from ..models import Document, RetrievalRequest
+from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
+from .cache import RetrieverCache
+from .dispatch import Dispatcher
+
+# A running job is swept this long after its task's hard time limit, to let the pool
+# report the kill first.
+RUNNING_GRACE = 5.0
+
+
+# What a job's state is after store.jobs.create answered this verdict.
+_STATE_AFTER: dict[str, JobState] = {
+    "new": "queued", "cached": "done", "queued": "queued", "running": "running", "done": "done",
+}
+
+
+class WaitTimeoutError(RookhavenError):
+    """Raised when a job is not done or failed within the time a caller chose to wait."""
+
+
+class JobRef(BaseModel):
+    """What submission returns: the job (whose id is the result key) and where it stands."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job_id: str
+    result_key: str
+    state: JobState
+    cached: bool
+    corpus_digest: str
+
+
+class SweepReport(BaseModel):
+    """What one sweep did: jobs enqueued again, closed as done or failed, left alone."""
+
+    model_config = ConfigDict(frozen=True)
+
+    requeued: list[str] = []
+    done: list[str] = []
+    failed: list[str] = []
+    skipped: int = 0
+
+
+class Pipeline:
+    """Submission, lookup and sweeping over one store and one dispatcher."""
+
+    def __init__(self, store: Store, dispatcher: Dispatcher, settings: Settings) -> None:
+        self.store = store
+        self.dispatcher = dispatcher
+        self.settings = settings
+        # Only providers and their identities are used here; nothing is indexed.
+        self._providers = RetrieverCache(store.corpora.load, 1)
+
+    def add_corpus(self, documents: Sequence[Document] | Corpus,
+                   name: str | None = None) -> CorpusEntry:
+        """Store a corpus (immutably, by digest) and register it under ``name``."""
+        corpus = documents if isinstance(documents, Corpus) else Corpus(documents)
+        return self.store.corpora.put(corpus, name)
+
+    def spec(self, request: RetrievalRequest, corpus_digest: str, provider: str | None = None,
+             params: dict[str, Any] | None = None) -> JobSpec:
+        """The job for ``request`` over a stored corpus digest, with its content key."""
+        name, params = provider or self.settings.provider, dict(params or {})
+        _, identity = self._providers.provider(name, params)
+        key = result_key(self.settings.check_request(request), corpus_digest, identity)
+        return JobSpec(key=key, request=request, corpus_digest=corpus_digest, provider=name,
+                       params=params)
+
+    def submit(self, request: RetrievalRequest, corpus: str = "latest",
+               provider: str | None = None, params: dict[str, Any] | None = None) -> JobRef:
+        """Record and enqueue one job; answer at once if its result is already stored."""
+        return self.submit_many([request], corpus, provider, params)[0]
+
+    def submit_many(self, requests: Sequence[RetrievalRequest], corpus: str = "latest",
+                    provider: str | None = None,
+                    params: dict[str, Any] | None = None) -> list[JobRef]:
+        """``submit`` for many requests over one corpus; new jobs go out in batch messages."""
+        digest = self.store.corpora.resolve(corpus)
+        specs = [self.spec(r, digest, provider, params) for r in requests]
+        verdicts = self.store.jobs.create_many(specs)
+        new = list(dict.fromkeys(s.key for s, v in zip(specs, verdicts, strict=True)
+                                 if v == "new"))
+        self.dispatcher.send(new, self.settings.batch_size)
+        return [JobRef(job_id=s.key, result_key=s.key, cached=v == "cached",
+                       state=_STATE_AFTER[v], corpus_digest=digest)
+                for s, v in zip(specs, verdicts, strict=True)]
+
+    def job(self, job_id: str) -> JobRecord:
+        """The job record (NotFoundError if there is none)."""
+        return self.store.jobs.get(job_id)
+
+    def result(self, key: str) -> bytes:
+        """The canonical result bytes under ``key`` (NotFoundError if not stored)."""
+        return self.store.results.get(key)
+
+    def audit(self, key: str) -> bytes:
+        """The canonical audit bytes under ``key`` (NotFoundError if not stored)."""
+        return self.store.results.audit(key)
+
+    def wait(self, job_id: str, timeout: float, poll: float = 0.05) -> JobRecord:
+        """The job record once it is done or failed; WaitTimeoutError after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            record = self.job(job_id)
+            if record.state in ("done", "failed"):
+                return record
+            if time.monotonic() >= deadline:
+                raise WaitTimeoutError(
+                    f"job {job_id} is still {record.state} after {timeout:g} s; check it later "
+                    "with `rookhaven job ID`, and that workers run (`celery -A workers worker`)"
+                )
+            time.sleep(poll)
+
+    def sweep(self, older_than: float | None = None, limit: int = 10_000) -> SweepReport:
+        """Enqueue again every job with no result that is queued for longer than
+        ``older_than`` (default ROOKHAVEN_SWEEP_AFTER), or running on a dead worker or past
+        the time limit; fail those out of attempts with their last error."""
+        s = self.settings
+        now = self.store.now()
+        stale = self.store.jobs.stale(
+            queued_before=now - (s.sweep_after if older_than is None else older_than),
+            running_before=now - (s.task_time_limit + RUNNING_GRACE),
+            alive=self.store.heartbeats.alive, limit=limit,
+        )
+        outcome: dict[str, list[str]] = {"requeue": [], "done": [], "failed": []}
+        skipped = 0
+        for job in stale:
+            verdict = self.store.jobs.requeue(job, s.job_max_attempts)
+            if verdict in outcome:
+                outcome[verdict].append(job.id)
+            else:
+                skipped += 1
+        self.dispatcher.send(outcome["requeue"], s.batch_size)
+        return SweepReport(requeued=outcome["requeue"], done=outcome["done"],
+                           failed=outcome["failed"], skipped=skipped)

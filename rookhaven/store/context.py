@@ -1,0 +1,58 @@
+"""What every store component shares: the client, the key layout, the clock and the scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.commands.core import Script
+
+from . import scripts
+from .keys import Keys
+
+# The ledger stream is trimmed (approximately) to this many events: months of jobs at the
+# rates measured here, and a bound on memory if nobody ever reads it.
+LEDGER_MAXLEN = 10_000_000
+
+
+@dataclass
+class StoreContext:
+    """A Redis client and key layout, with the job scripts registered on that client."""
+
+    # Any, not redis.Redis: redis-py types every reply as a sync/async union.
+    client: Any
+    keys: Keys
+    clock: Callable[[], float]
+    ledger_maxlen: int = LEDGER_MAXLEN
+    create: Script = field(init=False)
+    start: Script = field(init=False)
+    complete: Script = field(init=False)
+    fail: Script = field(init=False)
+    requeue: Script = field(init=False)
+
+    def __post_init__(self) -> None:
+        # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
+        self.create = self.client.register_script(scripts.CREATE)
+        self.start = self.client.register_script(scripts.START)
+        self.complete = self.client.register_script(scripts.COMPLETE)
+        self.fail = self.client.register_script(scripts.FAIL)
+        self.requeue = self.client.register_script(scripts.REQUEUE)
+
+    def now(self) -> str:
+        """The clock as the fixed-point text every stored time uses (milliseconds)."""
+        return f"{self.clock():.3f}"
+
+    def job_keys(self, job_id: str, key: str) -> list[str]:
+        """The leading KEYS of every job script (see store.scripts)."""
+        k = self.keys
+        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key)]
+
+    def job_args(self, now: str, job_id: str) -> list[Any]:
+        """The leading ARGV of every job script (see store.scripts)."""
+        return [now, self.ledger_maxlen, job_id]
+
+
+def text(value: Any) -> str:
+    """A Redis reply (bytes, since responses are not decoded) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)

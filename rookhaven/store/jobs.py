@@ -1,0 +1,174 @@
+"""Job records and their state machine: queued -> running -> done | failed.
+
+Every transition is one Lua script (store.scripts), so a job's state, its open-job index
+and the ledger move together. A job's id is its result key: submitting the same request
+twice finds the same job, and a redelivered message finds the job already done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..core.canonical import canonical_bytes
+from ..errors import NotFoundError
+from ..models import RetrievalRequest
+from .connection import translated
+from .context import StoreContext, text
+from .records import JobRecord, JobSpec
+
+_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class StaleJob:
+    """An open job the sweeper should look at: its id, the 'updated' it saw, and why."""
+
+    id: str
+    updated: str
+    reason: str
+
+
+class JobStore:
+    """Creates jobs and moves them through their states."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def create(self, spec: JobSpec) -> str:
+        """Record ``spec`` as a queued job unless its result or an open job already exists.
+
+        Returns 'new' (recorded: enqueue it now), 'cached' (the result exists) or the state
+        of the job already recorded. A failed job is recorded afresh ('new').
+        """
+        ctx = self._ctx
+        with translated(ctx.client, f"recording job {spec.key}"):
+            reply = ctx.create(keys=ctx.job_keys(spec.key, spec.key), args=[
+                *ctx.job_args(ctx.now(), spec.key),
+                canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
+                canonical_bytes(spec.params), spec.key,
+            ])
+        return text(reply)
+
+    def create_many(self, specs: Iterable[JobSpec]) -> list[str]:
+        """``create`` for each spec, pipelined (one round trip per call, not per job)."""
+        ctx = self._ctx
+        specs = list(specs)
+        now = ctx.now()
+        with translated(ctx.client, f"recording {len(specs)} jobs"):
+            pipe = ctx.client.pipeline(transaction=False)
+            for spec in specs:
+                ctx.create(keys=ctx.job_keys(spec.key, spec.key), client=pipe, args=[
+                    *ctx.job_args(now, spec.key),
+                    canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
+                    canonical_bytes(spec.params), spec.key,
+                ])
+            return [text(reply) for reply in pipe.execute()]
+
+    def start(self, job_id: str, worker: str) -> tuple[str, int, JobSpec | None]:
+        """Mark a job running on ``worker``: ('run', attempt, spec) to compute it, or
+        (state, 0, None) to skip it (missing, done or failed)."""
+        ctx = self._ctx
+        with translated(ctx.client, f"starting job {job_id}"):
+            reply = ctx.start(keys=ctx.job_keys(job_id, job_id),
+                              args=[*ctx.job_args(ctx.now(), job_id), worker])
+        verdict = text(reply[0])
+        if verdict != "run":
+            return verdict, 0, None
+        request, corpus, provider, params = (text(v) for v in reply[2:6])
+        spec = JobSpec(key=job_id, request=RetrievalRequest.model_validate_json(request),
+                       corpus_digest=corpus, provider=provider, params=orjson.loads(params))
+        return verdict, int(text(reply[1])), spec
+
+    def fail(self, job_id: str, error: str, *, permanent: bool, max_attempts: int) -> str:
+        """Record ``error``; 'failed' if permanent or out of attempts, else 'queued' to retry."""
+        ctx = self._ctx
+        with translated(ctx.client, f"recording the failure of job {job_id}"):
+            reply = ctx.fail(keys=ctx.job_keys(job_id, job_id), args=[
+                *ctx.job_args(ctx.now(), job_id), error, "1" if permanent else "0",
+                max_attempts,
+            ])
+        return text(reply)
+
+    def requeue(self, stale: StaleJob, max_attempts: int) -> str:
+        """Reopen a stale job: 'requeue' (enqueue it), 'done', 'failed', or 'changed'."""
+        ctx = self._ctx
+        with translated(ctx.client, f"sweeping job {stale.id}"):
+            reply = ctx.requeue(keys=ctx.job_keys(stale.id, stale.id), args=[
+                *ctx.job_args(ctx.now(), stale.id), stale.updated, max_attempts, stale.reason,
+            ])
+        return text(reply)
+
+    def get(self, job_id: str) -> JobRecord:
+        """The job record, or NotFoundError."""
+        record = self.get_many([job_id])[0]
+        if record is None:
+            raise NotFoundError(f"no job {job_id!r}; job ids are the result keys that "
+                                "`rookhaven submit` prints")
+        return record
+
+    def get_many(self, job_ids: Iterable[str]) -> list[JobRecord | None]:
+        """Records in the order asked for; None where there is none."""
+        ctx = self._ctx
+        with translated(ctx.client, "reading job records"):
+            pipe = ctx.client.pipeline(transaction=False)
+            for job_id in job_ids:
+                pipe.hgetall(ctx.keys.job(job_id))
+            return [JobRecord.from_hash(raw) if raw else None for raw in pipe.execute()]
+
+    def counts(self) -> dict[str, int]:
+        """How many jobs are queued and running right now."""
+        ctx = self._ctx
+        with translated(ctx.client, "counting open jobs"):
+            pipe = ctx.client.pipeline(transaction=False)
+            pipe.zcard(ctx.keys.jobs_queued).zcard(ctx.keys.jobs_running)
+            queued, running = pipe.execute()
+        return {"queued": int(queued), "running": int(running)}
+
+    def stale(self, *, queued_before: float, running_before: float,
+              alive: Callable[[set[str]], set[str]], limit: int) -> list[StaleJob]:
+        """Open jobs to sweep: queued since before ``queued_before``, or running on a worker
+        that is not ``alive`` or since before ``running_before``. At most ``limit``."""
+        ctx = self._ctx
+        found: list[StaleJob] = []
+        with translated(ctx.client, "looking for stale jobs"):
+            waiting = ctx.client.zrangebyscore(ctx.keys.jobs_queued, "-inf", queued_before,
+                                               start=0, num=limit)
+            ids = [text(i) for i in waiting]
+            for i, updated in zip(ids, self._fields(ids, "updated"), strict=True):
+                if updated is not None:
+                    found.append(StaleJob(i, updated, "queued without a result"))
+            running = [text(i) for i in ctx.client.zrange(ctx.keys.jobs_running, 0, -1)]
+            pairs = list(zip(running, self._fields(running, "worker", "updated", "started"),
+                             strict=True))
+            workers = {w[0] for _, w in pairs if w is not None}
+            living = alive(workers)
+            for i, fields in pairs:
+                if fields is None:
+                    continue
+                worker, updated, started = fields
+                if worker not in living:
+                    found.append(StaleJob(i, updated, f"worker {worker} stopped"))
+                elif float(started) < running_before:
+                    found.append(StaleJob(i, updated, "ran past the task time limit"))
+        return found[:limit]
+
+    def _fields(self, job_ids: list[str], *names: str) -> list[Any]:
+        """HMGET ``names`` of each job, paged; a field tuple (or one value) or None."""
+        ctx = self._ctx
+        out: list[Any] = []
+        for at in range(0, len(job_ids), _PAGE):
+            pipe = ctx.client.pipeline(transaction=False)
+            for job_id in job_ids[at: at + _PAGE]:
+                pipe.hmget(ctx.keys.job(job_id), list(names))
+            for values in pipe.execute():
+                if any(v is None for v in values):
+                    out.append(None)
+                else:
+                    decoded = tuple(text(v) for v in values)
+                    out.append(decoded[0] if len(decoded) == 1 else decoded)
+        return out
+

@@ -1,0 +1,89 @@
+"""The Redis key layout: every key Rookhaven writes, under one configurable prefix.
+
+Content keys (``sha256:<hex>``) are used as they are, so a key read from an audit can be
+looked up directly. Celery's own queue keys live under ``<prefix>:celery:`` (see
+pipeline.celeryconf), so one prefix scan finds everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Key names for one prefix."""
+
+    prefix: str
+
+    def corpus_meta(self, digest: str) -> str:
+        """Hash: documents, bytes, chunks, stored_at; written last, so it marks completeness."""
+        return f"{self.prefix}:corpus:{digest}:meta"
+
+    def corpus_chunk(self, digest: str, index: int) -> str:
+        """String: canonical JSON lines, piece ``index`` of the corpus."""
+        return f"{self.prefix}:corpus:{digest}:chunk:{index}"
+
+    @property
+    def corpora(self) -> str:
+        """Sorted set: corpus digest -> when it was first stored."""
+        return f"{self.prefix}:corpora"
+
+    @property
+    def corpus_names(self) -> str:
+        """Sorted set: corpus name -> when it was first used."""
+        return f"{self.prefix}:corpus-names"
+
+    def corpus_name(self, name: str) -> str:
+        """Sorted set: digests registered under ``name`` -> when each was registered."""
+        return f"{self.prefix}:corpus-name:{name}"
+
+    def result(self, key: str) -> str:
+        """String: canonical bytes of a RetrievalResult, write-once."""
+        return f"{self.prefix}:result:{key}"
+
+    def audit(self, key: str) -> str:
+        """String: canonical bytes of that result's Audit, write-once."""
+        return f"{self.prefix}:audit:{key}"
+
+    @property
+    def audits_by_time(self) -> str:
+        """Sorted set: result key -> when its audit was first stored."""
+        return f"{self.prefix}:audits:by-time"
+
+    def audits_by_corpus(self, digest: str) -> str:
+        """Sorted set: result key -> stored time, for the audits made over ``digest``."""
+        return f"{self.prefix}:audits:by-corpus:{digest}"
+
+    def job(self, job_id: str) -> str:
+        """Hash: one job record (see store.records.JobRecord)."""
+        return f"{self.prefix}:job:{job_id}"
+
+    @property
+    def jobs_queued(self) -> str:
+        """Sorted set: queued job id -> when it was last enqueued."""
+        return f"{self.prefix}:jobs:queued"
+
+    @property
+    def jobs_running(self) -> str:
+        """Sorted set: running job id -> when its current run started."""
+        return f"{self.prefix}:jobs:running"
+
+    @property
+    def ledger(self) -> str:
+        """Stream: every job state change (job, event, at, attempt)."""
+        return f"{self.prefix}:ledger"
+
+    @property
+    def violations(self) -> str:
+        """Stream: every attempt to store different bytes under an existing content key."""
+        return f"{self.prefix}:violations"
+
+    def worker(self, instance: str) -> str:
+        """String with a TTL: present while the worker instance is alive."""
+        return f"{self.prefix}:worker:{instance}"
+
+    @property
+    def celery(self) -> str:
+        """Prefix kombu puts before its own keys (queues, unacked messages)."""
+        return f"{self.prefix}:celery:"

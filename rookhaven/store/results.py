@@ -1,0 +1,76 @@
+"""Results and audit records, write-once under their content keys.
+
+Storing a result is also how its job finishes: one script (store.scripts.COMPLETE) checks
+both keys, writes whatever is absent, indexes the audit and marks the job done. Different
+bytes under an existing key are refused, recorded in the violations stream, logged and
+raised; nothing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import IntegrityError, NotFoundError
+from .connection import translated
+from .context import StoreContext, text
+
+log = logging.getLogger("rookhaven.store")
+
+
+class ResultStore:
+    """Content-addressed results and audits."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def put(self, key: str, corpus_digest: str, result: bytes, audit: bytes) -> str:
+        """Store the canonical ``result`` and ``audit`` bytes under ``key`` if absent.
+
+        Returns 'done' (and the job ``key`` moved to done), 'already-done' or 'stored'
+        (no job). Raises IntegrityError if either key already holds different bytes.
+        """
+        ctx, k = self._ctx, self._ctx.keys
+        keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time,
+                k.audits_by_corpus(corpus_digest), k.violations]
+        with translated(ctx.client, f"storing result {key}"):
+            reply = text(ctx.complete(keys=keys,
+                                      args=[*ctx.job_args(ctx.now(), key), result, audit, key]))
+        if reply.startswith("violation:"):
+            what = reply.removeprefix("violation:")
+            log.error("integrity violation: different %s bytes offered under %s", what, key,
+                      extra={"key": key, "what": what, "corpus": corpus_digest})
+            raise IntegrityError(
+                f"different {what} bytes were offered under {key}; the stored bytes were kept. "
+                "The same request, corpus and engine gave another answer: check the engine "
+                "version and run `rookhaven verify --key` on it"
+            )
+        return reply
+
+    def exists(self, key: str) -> bool:
+        """Whether a result is stored under ``key``."""
+        with translated(self._ctx.client, f"looking up result {key}"):
+            return bool(self._ctx.client.exists(self._ctx.keys.result(key)))
+
+    def get(self, key: str) -> bytes:
+        """The canonical result bytes under ``key``, or NotFoundError."""
+        return self._read(self._ctx.keys.result(key), key, "result")
+
+    def audit(self, key: str) -> bytes:
+        """The canonical audit bytes under ``key``, or NotFoundError."""
+        return self._read(self._ctx.keys.audit(key), key, "audit")
+
+    def get_many(self, keys: list[str]) -> list[bytes | None]:
+        """Result bytes for each key (None where absent), in one round trip."""
+        if not keys:
+            return []
+        with translated(self._ctx.client, f"reading {len(keys)} results"):
+            values = self._ctx.client.mget([self._ctx.keys.result(k) for k in keys])
+        return [bytes(v) if v is not None else None for v in values]
+
+    def _read(self, redis_key: str, key: str, what: str) -> bytes:
+        with translated(self._ctx.client, f"reading {what} {key}"):
+            value = self._ctx.client.get(redis_key)
+        if value is None:
+            raise NotFoundError(f"no {what} stored under {key!r}; a job's result appears "
+                                "when its state is done (`rookhaven job KEY`)")
+        return bytes(value)

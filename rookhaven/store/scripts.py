@@ -1,0 +1,148 @@
+"""The Lua scripts behind every job transition, so each is one atomic step on the server.
+
+A job's state, the open-job indexes, the ledger stream and (on completion) the result,
+audit and audit indexes change together or not at all: a crash, a Redis restart or two
+workers finishing the same job can never leave a record that disagrees with the result.
+
+Every job script takes the same leading keys and arguments:
+KEYS = job, jobs_queued, jobs_running, ledger, result, ...;
+ARGV = now, ledger max length, job id, ...
+"""
+
+from __future__ import annotations
+
+_COMMON = """
+local job, queued, running, ledger, result = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local now, maxlen, id = ARGV[1], ARGV[2], ARGV[3]
+local function event(name, detail)
+  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*',
+             'job', id, 'event', name, 'at', now, 'detail', detail or '')
+end
+local function close(state, detail)
+  redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
+  redis.call('ZREM', queued, id)
+  redis.call('ZREM', running, id)
+  event(state, detail)
+end
+local state = redis.call('HGET', job, 'state')
+"""
+
+# ARGV[4..8] = request, corpus digest, provider, params, result key.
+# 'cached' if the result exists (nothing written); the current state if the job is open or
+# done (nothing written); 'new' when a job was recorded as queued and must be enqueued.
+CREATE = _COMMON + """
+if redis.call('EXISTS', result) == 1 then return 'cached' end
+if state and state ~= 'failed' then return state end
+redis.call('HSET', job, 'id', id, 'key', ARGV[8], 'request', ARGV[4], 'corpus', ARGV[5],
+           'provider', ARGV[6], 'params', ARGV[7], 'state', 'queued', 'created', now,
+           'updated', now, 'enqueued', 1, 'attempts', 0, 'started', '', 'finished', '',
+           'worker', '', 'error', '')
+redis.call('ZADD', queued, now, id)
+event('queued', '')
+return 'new'
+"""
+
+# ARGV[4] = worker instance. Returns {'run', attempts, request, corpus, provider, params}
+# when the caller should compute, else {state}: 'missing', 'done' or 'failed' (skip it: a
+# redelivered duplicate, or a job finished by someone else).
+START = _COMMON + """
+if not state then return {'missing'} end
+if state == 'done' or state == 'failed' then return {state} end
+if redis.call('EXISTS', result) == 1 then
+  close('done', 'result already stored')
+  return {'done'}
+end
+local attempts = redis.call('HINCRBY', job, 'attempts', 1)
+redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4])
+redis.call('ZREM', queued, id)
+redis.call('ZADD', running, now, id)
+event('running', ARGV[4])
+local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
+return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
+"""
+
+# KEYS[6..9] = audit, audits_by_time, audits_by_corpus, violations;
+# ARGV[4..6] = result bytes, audit bytes, result key.
+# Returns 'violation:result' / 'violation:audit' (nothing stored, job failed), 'done'
+# (job moved to done), 'already-done' or 'stored' (no job record).
+COMPLETE = _COMMON + """
+local audit, by_time, by_corpus, violations = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local old_result = redis.call('GET', result)
+local old_audit = redis.call('GET', audit)
+local what = nil
+if old_result and old_result ~= ARGV[4] then what = 'result'
+elseif old_audit and old_audit ~= ARGV[5] then what = 'audit' end
+if what then
+  redis.call('XADD', violations, '*', 'key', ARGV[6], 'job', id, 'what', what, 'at', now)
+  if state and state ~= 'done' then
+    redis.call('HSET', job, 'error', 'integrity violation: different ' .. what ..
+               ' bytes offered under ' .. ARGV[6])
+    close('failed', 'integrity violation')
+  end
+  return 'violation:' .. what
+end
+if not old_result then redis.call('SET', result, ARGV[4]) end
+if not old_audit then redis.call('SET', audit, ARGV[5]) end
+redis.call('ZADD', by_time, 'NX', now, ARGV[6])
+redis.call('ZADD', by_corpus, 'NX', now, ARGV[6])
+if not state then return 'stored' end
+if state == 'done' then return 'already-done' end
+redis.call('HSET', job, 'error', '')
+close('done', '')
+return 'done'
+"""
+
+# ARGV[4..6] = error text, '1' if retrying cannot help, max attempts.
+# Returns 'failed', 'queued' (left for the sweeper to retry), or the unchanged state.
+FAIL = _COMMON + """
+if not state then return 'missing' end
+if state == 'done' or state == 'failed' then return state end
+redis.call('HSET', job, 'error', ARGV[4])
+local attempts = tonumber(redis.call('HGET', job, 'attempts'))
+if ARGV[5] == '1' or attempts >= tonumber(ARGV[6]) then
+  close('failed', ARGV[4])
+  return 'failed'
+end
+redis.call('HSET', job, 'state', 'queued', 'updated', now)
+redis.call('ZREM', running, id)
+redis.call('ZADD', queued, now, id)
+event('retry', ARGV[4])
+return 'queued'
+"""
+
+# ARGV[4..6] = the 'updated' time the sweeper saw, max attempts, why it is being swept.
+# Returns 'requeue' (the caller must enqueue it), 'done' or 'failed' (closed here), or
+# 'changed' / the state when the job moved on since the sweeper looked (nothing done).
+REQUEUE = _COMMON + """
+if not state then
+  redis.call('ZREM', queued, id)
+  redis.call('ZREM', running, id)
+  return 'missing'
+end
+if state == 'done' or state == 'failed' then
+  redis.call('ZREM', queued, id)
+  redis.call('ZREM', running, id)
+  return state
+end
+if redis.call('HGET', job, 'updated') ~= ARGV[4] then return 'changed' end
+if redis.call('EXISTS', result) == 1 then
+  close('done', 'result already stored')
+  return 'done'
+end
+local attempts = tonumber(redis.call('HGET', job, 'attempts'))
+if attempts >= tonumber(ARGV[5]) then
+  local last = redis.call('HGET', job, 'error')
+  if not last or last == '' then
+    last = 'no result after ' .. attempts .. ' attempts (last: ' .. ARGV[6] .. ')'
+  end
+  redis.call('HSET', job, 'error', last)
+  close('failed', last)
+  return 'failed'
+end
+redis.call('HSET', job, 'state', 'queued', 'updated', now)
+redis.call('HINCRBY', job, 'enqueued', 1)
+redis.call('ZREM', running, id)
+redis.call('ZADD', queued, now, id)
+event('requeued', ARGV[6])
+return 'requeue'
+"""

@@ -1,0 +1,53 @@
+"""The store: one Redis connection and key prefix, and the components that use them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import redis
+
+from ..config import Settings
+from .audits import AuditIndex
+from .connection import connect, translated
+from .context import StoreContext
+from .corpora import CorpusStore
+from .heartbeats import Heartbeats
+from .jobs import JobStore
+from .keys import Keys
+from .ledger import Ledger
+from .results import ResultStore
+
+
+class Store:
+    """Corpora, results, audits, jobs, ledger and heartbeats in one Redis under one prefix."""
+
+    def __init__(self, client: redis.Redis, prefix: str = "rookhaven", *,
+                 chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time) -> None:
+        self.client = client
+        self.keys = Keys(prefix)
+        self._ctx = StoreContext(client=client, keys=self.keys, clock=clock)
+        self.corpora = CorpusStore(self._ctx, chunk_bytes)
+        self.results = ResultStore(self._ctx)
+        self.audits = AuditIndex(self._ctx)
+        self.jobs = JobStore(self._ctx)
+        self.ledger = Ledger(self._ctx)
+        self.heartbeats = Heartbeats(self._ctx)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Store:
+        """A store on ROOKHAVEN_REDIS_URL under ROOKHAVEN_KEY_PREFIX (no I/O yet)."""
+        client = connect(settings.redis_url, settings.redis_timeout)
+        return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes)
+
+    def now(self) -> float:
+        """The store's clock (Unix seconds); every stored time comes from it."""
+        return self._ctx.clock()
+
+    def ping(self) -> None:
+        """Check the server answers; StoreUnavailableError if not."""
+        with translated(self.client, "checking the connection"):
+            self.client.ping()
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,173 @@
+"""The service layer and executor on fakeredis, with a dispatcher that records messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import fakeredis
+import pytest
+
+from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
+from rookhaven.config import Settings
+from rookhaven.errors import ConfigError, InvalidRequestError
+from rookhaven.pipeline import Executor, Pipeline, celery_config
+from rookhaven.store import Store
+
+DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
+        for i in range(40)]
+
+
+class Recorder:
+    """A dispatcher that remembers what it was asked to send, and checks the ledger first."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.sent: list[list[str]] = []
+
+    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+        if not job_ids:
+            return
+        for job_id in job_ids:  # the record must exist before the message does
+            assert self.store.jobs.get(job_id).state == "queued"
+        for at in range(0, len(job_ids), batch_size):
+            self.sent.append(list(job_ids[at: at + batch_size]))
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(batch_size=4, job_max_attempts=2, sweep_after=60)
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    client = fakeredis.FakeRedis()
+    yield Store(client, "p")
+    client.close()
+
+
+@pytest.fixture
+def pipeline(store: Store, settings: Settings) -> Pipeline:
+    pipe = Pipeline(store, Recorder(store), settings)
+    pipe.add_corpus(DOCS, "port")
+    return pipe
+
+
+def sent(pipeline: Pipeline) -> list[list[str]]:
+    dispatcher = pipeline.dispatcher
+    assert isinstance(dispatcher, Recorder)
+    return dispatcher.sent
+
+
+def test_submit_records_the_job_then_enqueues_it_under_its_content_key(
+        pipeline: Pipeline) -> None:
+    ref = pipeline.submit(RetrievalRequest(query="crane delay"), "port")
+    assert ref.state == "queued" and not ref.cached and ref.job_id == ref.result_key
+    assert sent(pipeline) == [[ref.job_id]]
+    assert pipeline.job(ref.job_id).request.query == "crane delay"
+
+
+def test_a_worker_stores_the_same_bytes_as_inline_retrieve(pipeline: Pipeline,
+                                                           settings: Settings) -> None:
+    request = RetrievalRequest(query="crane delay and tide", recallBudget=5, seed="s")
+    ref = pipeline.submit(request, "port")
+    assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["done"]
+    assert pipeline.result(ref.result_key) == canonical_bytes(retrieve(request, DOCS))
+    assert pipeline.audit(ref.result_key) == canonical_bytes(retrieve(request, DOCS).audit)
+    assert pipeline.job(ref.job_id).state == "done"
+
+
+def test_a_stored_result_answers_a_submission_at_once_without_a_message(
+        pipeline: Pipeline, settings: Settings) -> None:
+    request = RetrievalRequest(query="berth")
+    first = pipeline.submit(request, "port")
+    Executor(pipeline.store, settings).run([first.job_id], "w")
+    again = pipeline.submit(request, "port")
+    assert again.cached and again.state == "done"
+    assert sent(pipeline) == [[first.job_id]]
+
+
+def test_many_submissions_go_out_in_batches_and_duplicates_once(pipeline: Pipeline) -> None:
+    requests = [RetrievalRequest(query=f"crane {i}") for i in range(10)]
+    refs = pipeline.submit_many([*requests, requests[0]], "port")
+    assert [len(b) for b in sent(pipeline)] == [4, 4, 2]
+    assert refs[0].job_id == refs[-1].job_id
+
+
+def test_a_redelivered_job_is_skipped_and_the_index_is_built_once(
+        pipeline: Pipeline, settings: Settings) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"tide {i}") for i in range(5)], "port")
+    executor = Executor(pipeline.store, settings)
+    ids = [r.job_id for r in refs]
+    assert executor.run(ids, "w") == ["done"] * 5
+    assert executor.run(ids, "w") == ["skipped:done"] * 5
+    assert executor.cache.builds == 1
+    events = [e for e in pipeline.store.ledger.events() if e.event == "done"]
+    assert sorted(e.job for e in events) == sorted(ids)
+
+
+def test_a_job_for_a_missing_corpus_fails_with_the_reason(pipeline: Pipeline,
+                                                          settings: Settings) -> None:
+    ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
+    digest = pipeline.job(ref.job_id).corpus_digest
+    pipeline.store.client.delete(pipeline.store.keys.corpus_meta(digest))
+    assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["failed"]
+    record = pipeline.job(ref.job_id)
+    assert record.state == "failed" and "no corpus" in (record.error or "")
+
+
+def test_a_job_keyed_for_another_engine_is_refused(pipeline: Pipeline,
+                                                   settings: Settings) -> None:
+    ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
+    job = pipeline.store.keys.job(ref.job_id)
+    pipeline.store.client.hset(job, "params", b'{"stemmer":"english"}')
+    assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["failed"]
+    assert "another engine configuration" in (pipeline.job(ref.job_id).error or "")
+
+
+def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
+        pipeline: Pipeline, settings: Settings) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"berth {i}") for i in range(3)],
+                                "port")
+    waiting, orphaned, exhausted = (r.job_id for r in refs)
+    jobs = pipeline.store.jobs
+    jobs.start(orphaned, "gone")
+    for _ in range(settings.job_max_attempts):
+        jobs.start(exhausted, "gone")
+        jobs.fail(exhausted, "ValueError: flaky", permanent=False, max_attempts=99)
+    report = pipeline.sweep(older_than=0)
+    assert set(report.requeued) == {waiting, orphaned}
+    assert report.failed == [exhausted]
+    assert pipeline.job(exhausted).error == "ValueError: flaky"
+    assert pipeline.job(orphaned).state == "queued"
+    assert sorted(sent(pipeline)[-1]) == sorted([waiting, orphaned])
+    assert pipeline.sweep().requeued == []  # fresh again: nothing to do for sweep_after
+
+
+def test_the_sweeper_closes_a_job_whose_result_is_already_stored(
+        pipeline: Pipeline) -> None:
+    ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
+    pipeline.store.client.set(pipeline.store.keys.result(ref.job_id), b"r")
+    assert pipeline.sweep(older_than=0).done == [ref.job_id]
+
+
+def test_requests_over_the_limits_are_refused_before_anything_is_written(
+        pipeline: Pipeline) -> None:
+    with pytest.raises(InvalidRequestError, match="ROOKHAVEN_MAX_RECALL"):
+        pipeline.submit(RetrievalRequest(query="crane", recallBudget=5000), "port")
+    assert pipeline.store.jobs.counts() == {"queued": 0, "running": 0}
+
+
+def test_celery_is_configured_for_json_only_and_at_least_once_delivery() -> None:
+    conf = celery_config(Settings(redis_url="redis://h:1/0", key_prefix="k"))
+    assert conf["accept_content"] == ["json"] and conf["task_serializer"] == "json"
+    assert conf["task_acks_late"] and conf["task_reject_on_worker_lost"]
+    assert conf["worker_prefetch_multiplier"] == 1 and conf["task_acks_on_failure_or_timeout"]
+    options = conf["broker_transport_options"]
+    assert options["visibility_timeout"] > conf["task_time_limit"]
+    assert options["unacked_restore_interval"] <= 5 and options["global_keyprefix"] == "k:celery:"
+
+
+def test_a_visibility_timeout_not_above_the_time_limit_is_refused() -> None:
+    with pytest.raises(ConfigError, match="must exceed ROOKHAVEN_TASK_TIME_LIMIT"):
+        Settings.from_mapping({"ROOKHAVEN_VISIBILITY_TIMEOUT": "60",
+                               "ROOKHAVEN_TASK_TIME_LIMIT": "60"})

@@ -1,0 +1,273 @@
+"""The store's rules on fakeredis: content addressing, write-once, integrity, jobs, registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+
+from rookhaven import Document, RetrievalRequest, canonical_bytes
+from rookhaven.core.corpus import Corpus
+from rookhaven.errors import (
+    ConfigError,
+    CorpusError,
+    IntegrityError,
+    NotFoundError,
+    StoreUnavailableError,
+)
+from rookhaven.store import JobSpec, Store, connect, redact
+from rookhaven.store.jobs import StaleJob
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(clock: Clock) -> Iterator[Store]:
+    client = fakeredis.FakeRedis()
+    yield Store(client, "t", chunk_bytes=200, clock=clock)
+    client.close()
+
+
+def corpus(n: int = 12, tag: str = "") -> Corpus:
+    return Corpus(Document(id=f"d{i:03d}", text=f"berth {i} crane {tag} tide {i % 3}")
+                  for i in range(n))
+
+
+def spec(key: str = "sha256:" + "a" * 64, query: str = "crane") -> JobSpec:
+    return JobSpec(key=key, request=RetrievalRequest(query=query), corpus_digest="sha256:c",
+                   provider="tfcosine", params={})
+
+
+# Corpora and the registry
+
+def test_a_corpus_is_stored_in_chunks_and_loads_back_with_the_same_digest(store: Store) -> None:
+    original = corpus(30)
+    entry = store.corpora.put(original, "port")
+    assert entry.digest == original.digest and entry.documents == 30
+    assert int(store.client.hget(store.keys.corpus_meta(original.digest), "chunks")) > 1
+    loaded = store.corpora.load(original.digest)
+    assert loaded.digest == original.digest and list(loaded) == list(original)
+
+
+def test_names_resolve_to_their_newest_version_and_numbered_versions(store: Store,
+                                                                      clock: Clock) -> None:
+    first = store.corpora.put(corpus(5), "port").digest
+    clock.now += 10
+    second = store.corpora.put(corpus(5, "v2"), "port").digest
+    clock.now += 10
+    other = store.corpora.put(corpus(4, "x"), "yard").digest
+    assert store.corpora.resolve("port") == second
+    assert store.corpora.resolve("port@1") == first
+    assert store.corpora.resolve("port@2") == second
+    assert store.corpora.resolve("latest") == other
+    assert store.corpora.resolve(first) == first
+    listed = [(e.name, e.version, e.digest) for e in store.corpora.entries()]
+    assert listed == [("port", 1, first), ("port", 2, second), ("yard", 1, other)]
+
+
+def test_adding_the_same_corpus_again_keeps_its_first_time_and_bytes(store: Store,
+                                                                     clock: Clock) -> None:
+    first = store.corpora.put(corpus(5), "port")
+    clock.now += 50
+    again = store.corpora.put(corpus(5), "port")
+    assert again == first
+
+
+def test_unknown_corpus_references_name_what_exists(store: Store) -> None:
+    store.corpora.put(corpus(3), "port")
+    with pytest.raises(NotFoundError, match="known names: port"):
+        store.corpora.resolve("quay")
+    with pytest.raises(NotFoundError, match=r"versions 1\.\.1"):
+        store.corpora.resolve("port@7")
+    with pytest.raises(NotFoundError, match="corpus add"):
+        store.corpora.resolve("sha256:" + "0" * 64)
+
+
+def test_bad_corpus_names_are_refused(store: Store) -> None:
+    for bad in ("latest", "a@b", "sha256:x", ""):
+        with pytest.raises(CorpusError):
+            store.corpora.put(corpus(2), bad)
+
+
+def test_a_tampered_corpus_chunk_is_an_integrity_error_on_load(store: Store) -> None:
+    digest = store.corpora.put(corpus(10)).digest
+    key = store.keys.corpus_chunk(digest, 0)
+    store.client.set(key, store.client.get(key).replace(b"berth", b"barth"))
+    with pytest.raises(IntegrityError, match=digest):
+        store.corpora.load(digest)
+
+
+# Results: content-addressed, write-once
+
+def test_results_are_write_once_and_identical_bytes_are_accepted_again(store: Store) -> None:
+    key = "sha256:" + "b" * 64
+    assert store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}') == "stored"
+    assert store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}') == "stored"
+    assert store.results.get(key) == b'{"r":1}' and store.results.audit(key) == b'{"a":1}'
+
+
+def test_different_bytes_under_an_existing_key_are_refused_logged_and_recorded(
+        store: Store, caplog: pytest.LogCaptureFixture) -> None:
+    key = "sha256:" + "c" * 64
+    store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}')
+    with pytest.raises(IntegrityError, match=key):
+        store.results.put(key, "sha256:c", b'{"r":2}', b'{"a":1}')
+    assert store.results.get(key) == b'{"r":1}'
+    assert [(v.key, v.what) for v in store.ledger.violations()] == [(key, "result")]
+    assert any("integrity violation" in r.getMessage() for r in caplog.records)
+
+
+def test_missing_results_are_not_found_with_a_hint(store: Store) -> None:
+    with pytest.raises(NotFoundError, match="rookhaven job"):
+        store.results.get("sha256:" + "d" * 64)
+
+
+def test_stored_audits_are_indexed_by_time_and_by_corpus(store: Store, clock: Clock) -> None:
+    for i in range(25):
+        clock.now = 2_000.0 + (i // 5)  # five audits share each second: ties across pages
+        store.results.put(f"sha256:{i:064d}", f"sha256:c{i % 2}", b"r", b"a")
+    everything = [k for k, _ in store.audits.scan(page=3)]
+    assert sorted(everything) == sorted(f"sha256:{i:064d}" for i in range(25))
+    assert len(everything) == 25
+    odd = [k for k, _ in store.audits.scan(corpus="sha256:c1", page=2)]
+    assert odd == [f"sha256:{i:064d}" for i in range(25) if i % 2]
+    assert store.audits.count(since=2_001, until=2_002) == 10
+    assert store.audits.stored_at(f"sha256:{0:064d}") == 2_000.0
+
+
+# Jobs: the state machine and the ledger
+
+def test_a_job_moves_queued_running_done_and_is_done_exactly_once(store: Store) -> None:
+    job = spec()
+    assert store.jobs.create(job) == "new"
+    assert store.jobs.create(job) == "queued"
+    verdict, attempt, got = store.jobs.start(job.key, "w1")
+    assert (verdict, attempt, got) == ("run", 1, job)
+    assert store.jobs.get(job.key).state == "running"
+    assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "done"
+    assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "already-done"
+    assert store.jobs.start(job.key, "w2")[0] == "done"
+    record = store.jobs.get(job.key)
+    assert (record.state, record.attempts, record.worker) == ("done", 1, "w1")
+    assert record.finished is not None and record.error is None
+    events = [e.event for e in store.ledger.events()]
+    assert events == ["queued", "running", "done"]
+    assert store.jobs.counts() == {"queued": 0, "running": 0}
+
+
+def test_submitting_a_request_whose_result_exists_is_answered_from_the_store(
+        store: Store) -> None:
+    job = spec()
+    store.results.put(job.key, job.corpus_digest, b"r", b"a")
+    assert store.jobs.create(job) == "cached"
+    with pytest.raises(NotFoundError):
+        store.jobs.get(job.key)
+
+
+def test_a_failure_is_retried_until_the_attempts_run_out_then_kept(store: Store) -> None:
+    job = spec()
+    store.jobs.create(job)
+    store.jobs.start(job.key, "w1")
+    assert store.jobs.fail(job.key, "boom 1", permanent=False, max_attempts=2) == "queued"
+    store.jobs.start(job.key, "w1")
+    assert store.jobs.fail(job.key, "boom 2", permanent=False, max_attempts=2) == "failed"
+    record = store.jobs.get(job.key)
+    assert (record.state, record.attempts, record.error) == ("failed", 2, "boom 2")
+    assert store.jobs.start(job.key, "w1")[0] == "failed"
+    assert store.jobs.create(job) == "new"  # a failed job may be submitted afresh
+    assert store.jobs.get(job.key).attempts == 0
+
+
+def test_a_permanent_failure_closes_the_job_at_once(store: Store) -> None:
+    job = spec()
+    store.jobs.create(job)
+    store.jobs.start(job.key, "w1")
+    assert store.jobs.fail(job.key, "no corpus", permanent=True, max_attempts=5) == "failed"
+
+
+def test_an_integrity_violation_fails_an_open_job_and_overwrites_nothing(store: Store) -> None:
+    job = spec()
+    store.jobs.create(job)
+    store.jobs.start(job.key, "w1")
+    store.client.set(store.keys.result(job.key), b"planted")  # another writer got there first
+    with pytest.raises(IntegrityError):
+        store.results.put(job.key, job.corpus_digest, b"computed", b"a")
+    assert store.results.get(job.key) == b"planted"
+    record = store.jobs.get(job.key)
+    assert record.state == "failed" and "integrity violation" in (record.error or "")
+    with pytest.raises(NotFoundError):
+        store.results.audit(job.key)
+
+
+def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(
+        store: Store, clock: Clock) -> None:
+    old, fresh, lost, busy = (spec("sha256:" + c * 64, c) for c in "1234")
+    for job in (old, fresh, lost, busy):
+        store.jobs.create(job)
+        clock.now += 1
+    store.jobs.start(lost.key, "dead")
+    store.jobs.start(busy.key, "alive")
+    store.heartbeats.beat("alive", 30)
+    found = store.jobs.stale(queued_before=1_000.5, running_before=0,
+                             alive=store.heartbeats.alive, limit=100)
+    assert {(s.id, s.reason) for s in found} == {(old.key, "queued without a result"),
+                                                 (lost.key, "worker dead stopped")}
+
+
+def test_requeue_is_refused_when_the_job_moved_on_since_the_sweeper_looked(
+        store: Store, clock: Clock) -> None:
+    job = spec()
+    store.jobs.create(job)
+    seen = store.jobs.get(job.key).updated
+    clock.now += 5
+    store.jobs.start(job.key, "w1")
+    stale = StaleJob(job.key, f"{seen:.3f}", "test")
+    assert store.jobs.requeue(stale, max_attempts=3) == "changed"
+
+
+# Connections
+
+def test_an_unreachable_redis_is_a_clear_store_error(unused_port: int) -> None:
+    store = Store(connect(f"redis://app:s3cret@127.0.0.1:{unused_port}/3", timeout=0.5), "t")
+    with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1:\d+/3.*ROOKHAVEN_REDIS_URL") \
+            as caught:
+        store.corpora.resolve("latest")
+    assert "s3cret" not in str(caught.value)
+
+
+def test_urls_are_checked_and_passwords_redacted() -> None:
+    assert redact("rediss://app:pw@h:6380/2") == "rediss://app:***@h:6380/2"
+    assert redact("redis://h/0") == "redis://h/0"
+    with pytest.raises(ConfigError, match="ROOKHAVEN_REDIS_URL"):
+        connect(None)
+    with pytest.raises(ConfigError, match="scheme 'http'"):
+        connect("http://h:6379")
+    client = connect("rediss://app:pw@example.invalid:6380/2?ssl_cert_reqs=required")
+    kwargs = client.connection_pool.connection_kwargs
+    assert (kwargs["username"], kwargs["db"], kwargs["port"]) == ("app", 2, 6380)
+    assert "SSL" in client.connection_pool.connection_class.__name__
+
+
+@pytest.fixture
+def unused_port() -> int:
+    from tests.conftest import free_port
+
+    return free_port()
+
+
+def test_canonical_result_bytes_are_what_the_store_keeps(store: Store) -> None:
+    data = canonical_bytes({"b": 1, "a": [1, 2]})
+    store.results.put("sha256:" + "e" * 64, "sha256:c", data, data)
+    assert store.results.get("sha256:" + "e" * 64) == data
