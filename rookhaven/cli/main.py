@@ -23,6 +23,11 @@ SUBCOMMANDS = (
     "retrieve",
     "mcp",
     "eval",
+    "corpus",
+    "submit",
+    "job",
+    "result",
+    "sweep",
 )
 
 

@@ -38,7 +38,9 @@ class Executor:
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
-        return [self._run_one(job_id, worker) for job_id in job_ids]
+        started = self.store.jobs.start(job_ids, worker)
+        return [self._run_one(job_id, attempt, spec) if spec is not None else f"skipped:{verdict}"
+                for job_id, (verdict, attempt, spec) in zip(job_ids, started, strict=True)]
 
     def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key."""
@@ -53,10 +55,7 @@ class Executor:
         result = retriever.retrieve(spec.request)
         return canonical_bytes(result), canonical_bytes(result.audit)
 
-    def _run_one(self, job_id: str, worker: str) -> str:
-        verdict, attempt, spec = self.store.jobs.start(job_id, worker)
-        if spec is None:
-            return f"skipped:{verdict}"
+    def _run_one(self, job_id: str, attempt: int, spec: JobSpec) -> str:
         try:
             result, audit = self.compute(spec)
             self.store.results.put(spec.key, spec.corpus_digest, result, audit)

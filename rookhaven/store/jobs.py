@@ -7,7 +7,7 @@ twice finds the same job, and a redelivered message finds the job already done.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,13 +68,25 @@ class JobStore:
                 ])
             return [text(reply) for reply in pipe.execute()]
 
-    def start(self, job_id: str, worker: str) -> tuple[str, int, JobSpec | None]:
-        """Mark a job running on ``worker``: ('run', attempt, spec) to compute it, or
-        (state, 0, None) to skip it (missing, done or failed)."""
+    def start(self, job_ids: Sequence[str], worker: str) -> list[tuple[str, int, JobSpec | None]]:
+        """Mark jobs running on ``worker``, pipelined. Per job: ('run', attempt, spec) to
+        compute it, or (state, 0, None) to skip it (missing, done or failed).
+
+        A batch marks all its jobs at once, so if the worker dies the sweeper sees every
+        one of them as its own, not only the one being computed."""
         ctx = self._ctx
-        with translated(ctx.client, f"starting job {job_id}"):
-            reply = ctx.start(keys=ctx.job_keys(job_id, job_id),
-                              args=[*ctx.job_args(ctx.now(), job_id), worker])
+        now = ctx.now()
+        with translated(ctx.client, f"starting {len(job_ids)} job(s)"):
+            pipe = ctx.client.pipeline(transaction=False)
+            for job_id in job_ids:
+                ctx.start(keys=ctx.job_keys(job_id, job_id), client=pipe,
+                          args=[*ctx.job_args(now, job_id), worker])
+            replies = pipe.execute()
+        return [self._started(job_id, reply) for job_id, reply in zip(job_ids, replies,
+                                                                      strict=True)]
+
+    @staticmethod
+    def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
         verdict = text(reply[0])
         if verdict != "run":
             return verdict, 0, None

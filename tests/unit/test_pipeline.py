@@ -130,9 +130,9 @@ def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
                                 "port")
     waiting, orphaned, exhausted = (r.job_id for r in refs)
     jobs = pipeline.store.jobs
-    jobs.start(orphaned, "gone")
+    jobs.start([orphaned], "gone")
     for _ in range(settings.job_max_attempts):
-        jobs.start(exhausted, "gone")
+        jobs.start([exhausted], "gone")
         jobs.fail(exhausted, "ValueError: flaky", permanent=False, max_attempts=99)
     report = pipeline.sweep(older_than=0)
     assert set(report.requeued) == {waiting, orphaned}

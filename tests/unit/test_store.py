@@ -153,12 +153,12 @@ def test_a_job_moves_queued_running_done_and_is_done_exactly_once(store: Store) 
     job = spec()
     assert store.jobs.create(job) == "new"
     assert store.jobs.create(job) == "queued"
-    verdict, attempt, got = store.jobs.start(job.key, "w1")
+    [(verdict, attempt, got)] = store.jobs.start([job.key], "w1")
     assert (verdict, attempt, got) == ("run", 1, job)
     assert store.jobs.get(job.key).state == "running"
     assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "done"
     assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "already-done"
-    assert store.jobs.start(job.key, "w2")[0] == "done"
+    assert store.jobs.start([job.key], "w2")[0][0] == "done"
     record = store.jobs.get(job.key)
     assert (record.state, record.attempts, record.worker) == ("done", 1, "w1")
     assert record.finished is not None and record.error is None
@@ -179,13 +179,13 @@ def test_submitting_a_request_whose_result_exists_is_answered_from_the_store(
 def test_a_failure_is_retried_until_the_attempts_run_out_then_kept(store: Store) -> None:
     job = spec()
     store.jobs.create(job)
-    store.jobs.start(job.key, "w1")
+    store.jobs.start([job.key], "w1")
     assert store.jobs.fail(job.key, "boom 1", permanent=False, max_attempts=2) == "queued"
-    store.jobs.start(job.key, "w1")
+    store.jobs.start([job.key], "w1")
     assert store.jobs.fail(job.key, "boom 2", permanent=False, max_attempts=2) == "failed"
     record = store.jobs.get(job.key)
     assert (record.state, record.attempts, record.error) == ("failed", 2, "boom 2")
-    assert store.jobs.start(job.key, "w1")[0] == "failed"
+    assert store.jobs.start([job.key], "w1")[0][0] == "failed"
     assert store.jobs.create(job) == "new"  # a failed job may be submitted afresh
     assert store.jobs.get(job.key).attempts == 0
 
@@ -193,14 +193,14 @@ def test_a_failure_is_retried_until_the_attempts_run_out_then_kept(store: Store)
 def test_a_permanent_failure_closes_the_job_at_once(store: Store) -> None:
     job = spec()
     store.jobs.create(job)
-    store.jobs.start(job.key, "w1")
+    store.jobs.start([job.key], "w1")
     assert store.jobs.fail(job.key, "no corpus", permanent=True, max_attempts=5) == "failed"
 
 
 def test_an_integrity_violation_fails_an_open_job_and_overwrites_nothing(store: Store) -> None:
     job = spec()
     store.jobs.create(job)
-    store.jobs.start(job.key, "w1")
+    store.jobs.start([job.key], "w1")
     store.client.set(store.keys.result(job.key), b"planted")  # another writer got there first
     with pytest.raises(IntegrityError):
         store.results.put(job.key, job.corpus_digest, b"computed", b"a")
@@ -217,8 +217,8 @@ def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(
     for job in (old, fresh, lost, busy):
         store.jobs.create(job)
         clock.now += 1
-    store.jobs.start(lost.key, "dead")
-    store.jobs.start(busy.key, "alive")
+    store.jobs.start([lost.key], "dead")
+    store.jobs.start([busy.key], "alive")
     store.heartbeats.beat("alive", 30)
     found = store.jobs.stale(queued_before=1_000.5, running_before=0,
                              alive=store.heartbeats.alive, limit=100)
@@ -232,7 +232,7 @@ def test_requeue_is_refused_when_the_job_moved_on_since_the_sweeper_looked(
     store.jobs.create(job)
     seen = store.jobs.get(job.key).updated
     clock.now += 5
-    store.jobs.start(job.key, "w1")
+    store.jobs.start([job.key], "w1")
     stale = StaleJob(job.key, f"{seen:.3f}", "test")
     assert store.jobs.requeue(stale, max_attempts=3) == "changed"
 

@@ -1,0 +1,42 @@
+"""``rookhaven corpus add FILE [--name N]`` and ``rookhaven corpus list``: the stored corpora."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from ..config import Settings
+from ..core.corpus import Corpus
+from ..corpusfile import load_documents
+from ..store import Store
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("corpus", help="store corpora in Redis and list them",
+                                   description=__doc__)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    add = actions.add_parser("add", help="store a corpus file; prints its digest")
+    add.add_argument("file", help="corpus file (JSON array or JSON Lines)")
+    add.add_argument("--name", help="register it under this name (a new version of it)")
+    add.set_defaults(run=run_add)
+    listing = actions.add_parser("list", help="list stored corpora, names and versions")
+    listing.set_defaults(run=run_list)
+
+
+def run_add(args: argparse.Namespace, settings: Settings) -> int:
+    documents = load_documents(args.file, max_docs=settings.max_corpus_docs)
+    entry = Store.from_settings(settings).corpora.put(Corpus(documents), args.name)
+    print(entry.digest)
+    return 0
+
+
+def run_list(args: argparse.Namespace, settings: Settings) -> int:
+    entries = Store.from_settings(settings).corpora.entries()
+    # One line per version, tab-separated so it can be cut; the newest version of a name last.
+    for e in entries:
+        label = f"{e.name}@{e.version}" if e.name else "-"
+        added = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(e.added))
+        print(f"{label}\t{e.digest}\t{e.documents} documents\t{added}")
+    return 0

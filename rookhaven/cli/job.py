@@ -1,0 +1,22 @@
+"""``rookhaven job ID``: print a job record (state, attempts, times, error) as JSON."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..config import Settings
+from ..pipeline import open_pipeline
+from .options import write_line
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("job", help="show a job's state", description=__doc__)
+    parser.add_argument("id", help="the job id `rookhaven submit` printed (its result key)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    record = open_pipeline(settings).job(args.id)
+    write_line(record.model_dump_json().encode())
+    return 0 if record.state != "failed" else 1

@@ -1,0 +1,28 @@
+"""``rookhaven sweep``: enqueue again every job with no result; fail those out of attempts.
+
+The beat schedule runs the same sweep every ROOKHAVEN_SWEEP_INTERVAL seconds; run this by
+hand after an outage, with ``--older-than 0`` to take every queued job now.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..config import Settings
+from ..pipeline import open_pipeline
+from .options import write_line
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("sweep", help="re-enqueue jobs that have no result",
+                                   description=__doc__)
+    parser.add_argument("--older-than", type=float, metavar="SECONDS",
+                        help="sweep queued jobs this old (default: ROOKHAVEN_SWEEP_AFTER)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    report = open_pipeline(settings).sweep(older_than=args.older_than)
+    write_line(report.model_dump_json().encode())
+    return 0

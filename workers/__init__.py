@@ -1,0 +1,11 @@
+"""Rookhaven's Celery workers. Start them with the stock command:
+
+    ROOKHAVEN_REDIS_URL=redis://127.0.0.1:6379/0 celery -A workers worker -O fair
+
+(add ``-B``, or run ``celery -A workers beat`` once, for the sweeper's schedule).
+This package imports ``rookhaven``; ``rookhaven`` never imports it.
+"""
+
+from .application import app
+
+__all__ = ["app"]

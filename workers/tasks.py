@@ -1,0 +1,45 @@
+"""The Celery tasks: thin adapters from a message (job ids, JSON) to the Executor.
+
+Tasks take references, never objects: a job id is its result key, and the job record in
+the store holds the request and the corpus digest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+
+from rookhaven.errors import InputError
+from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_SWEEP
+
+from . import runtime
+from .application import app, settings
+
+FATAL = (SoftTimeLimitExceeded,)
+
+
+def _job_ids(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"a batch must be a list of job ids (strings), got {value!r:.80}")
+    return value
+
+
+@app.task(name=TASK_JOB)
+def run_job(job_id: str) -> list[str]:
+    """Run one job by id."""
+    return runtime.executor(settings, FATAL).run(_job_ids([job_id]), runtime.INSTANCE)
+
+
+@app.task(name=TASK_BATCH)
+def run_batch(job_ids: list[str]) -> list[str]:
+    """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
+    return runtime.executor(settings, FATAL).run(_job_ids(job_ids), runtime.INSTANCE)
+
+
+@app.task(name=TASK_SWEEP)
+def sweep() -> dict[str, Any]:
+    """Enqueue again the jobs that have no result (the beat schedule runs this)."""
+    report = runtime.pipeline(settings).sweep()
+    return {"requeued": len(report.requeued), "done": len(report.done),
+            "failed": len(report.failed), "skipped": report.skipped}
