@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from mcp_types import CallToolResult
+
 from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes, sha256_digest
 from rookhaven.errors import NotFoundError, StoreUnavailableError
@@ -37,6 +39,22 @@ INITIALIZE_PARAMS = {
     "capabilities": {},
     "clientInfo": {"name": "rookhaven-tests", "version": "1"},
 }
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    """The structured content of a successful tool result."""
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    """The message of a tool error, which must carry no structured content or traceback."""
+    assert result.is_error
+    assert result.structured_content is None
+    text = str(result.content[0].text)  # type: ignore[union-attr]
+    assert "Traceback" not in text
+    return text
 
 
 def write_corpus(directory: Path, name: str = "port") -> Path:

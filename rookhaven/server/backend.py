@@ -138,4 +138,9 @@ class InlineBackend:
 
 def open_backend(settings: Settings) -> Backend:
     """The pipeline backend when ROOKHAVEN_REDIS_URL is set, else the inline one."""
-    return InlineBackend(settings)
+    if settings.redis_url is None:
+        return InlineBackend(settings)
+    # Imported here so the no-services server never loads Celery or redis-py.
+    from .pipeline import PipelineBackend
+
+    return PipelineBackend.open(settings)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
 from tests.mcp_support import INITIALIZE_PARAMS, StdioSession, server_env, write_corpus
 
 RETRIEVE = {"name": "retrieve", "arguments": {"query": "crane faults and tide windows",
@@ -99,3 +100,21 @@ def test_a_piped_session_gets_every_answer_before_the_server_exits(corpus: Path)
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert sorted(a["id"] for a in answers) == list(range(1, 12))
     assert all("result" in a for a in answers)
+
+
+def test_with_redis_configured_but_down_tools_say_so_and_the_server_keeps_serving(
+        corpus: Path) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    session = StdioSession(server_env(corpus, ROOKHAVEN_REDIS_URL=dead,
+                                      ROOKHAVEN_REDIS_TIMEOUT="0.5"))
+    try:
+        session.initialize()
+        for tool, arguments in [("retrieve", RETRIEVE["arguments"]),
+                                ("get_job", {"jobId": "sha256:00"})]:
+            result = session.request("tools/call", {"name": tool, "arguments": arguments})
+            assert result["result"]["isError"] is True
+            text = result["result"]["content"][0]["text"]
+            assert "store unavailable" in text and "Traceback" not in text
+        assert session.request("ping")["result"] == {}
+    finally:
+        assert session.close() == 0

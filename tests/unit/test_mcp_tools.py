@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp_types import CallToolResult
 
 from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes
@@ -18,7 +17,7 @@ from rookhaven.core.identity import result_key
 from rookhaven.corpusfile import load_documents
 from rookhaven.models import RetrievalRequest, RetrievalResult
 from rookhaven.server import build_server
-from tests.mcp_support import MemoryBackend, write_corpus
+from tests.mcp_support import MemoryBackend, error_text, ok, write_corpus
 
 pytestmark = pytest.mark.anyio
 
@@ -56,20 +55,6 @@ def memory(settings: Settings) -> Iterator[MemoryBackend]:
 async def piped(settings: Settings, memory: MemoryBackend) -> AsyncIterator[Client]:
     async with Client(build_server(settings, backend=memory)) as client:
         yield client
-
-
-def ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-def error_text(result: CallToolResult) -> str:
-    assert result.is_error
-    assert result.structured_content is None
-    text: str = result.content[0].text  # type: ignore[union-attr]
-    assert "Traceback" not in text
-    return text
 
 
 # --- the tool list --------------------------------------------------------------------

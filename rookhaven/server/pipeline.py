@@ -1,0 +1,150 @@
+"""The backend over the job pipeline: jobs and stored results, replay, and a ``retrieve``
+that goes through the workers when any are alive and ranks in this server otherwise.
+
+Workers prove they are alive with heartbeat keys (rookhaven.store.heartbeats); with none,
+queueing a job would only make the caller wait for the sweeper, so ``retrieve`` ranks the
+stored corpus here and says so in its metadata. Either way the result bytes are the same.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import orjson
+
+from ..config import Settings
+from ..core.canonical import canonical_bytes, sha256_digest
+from ..core.identity import result_key
+from ..core.jsondiff import hits_first
+from ..errors import NotFoundError, RookhavenError
+from ..models import Audit, RetrievalRequest, RetrievalResult
+from ..pipeline import Pipeline, RetrieverCache, open_pipeline
+from ..store.connection import translated
+from ..store.records import JobRecord
+from .backend import InlineBackend, Retrieval
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
+
+
+class JobFailedError(RookhavenError):
+    """Raised when the job behind a ``retrieve`` call ended failed."""
+
+
+def job_output(record: JobRecord) -> JobOutput:
+    """A job record as the get_job tool shows it."""
+    return JobOutput(job_id=record.id, result_key=record.key, state=record.state,
+                     attempts=record.attempts, error=record.error,
+                     created_at=record.created, updated_at=record.updated)
+
+
+class PipelineBackend:
+    """Answers the tools from the store and the workers behind ROOKHAVEN_REDIS_URL."""
+
+    def __init__(self, pipeline: Pipeline, settings: Settings,
+                 wait: float | None = None) -> None:
+        self.pipeline = pipeline
+        self.store = pipeline.store
+        self.settings = settings
+        # How long retrieve waits for a worker before giving the job id back as an error (s).
+        self.wait = settings.task_time_limit if wait is None else wait
+        self._indexes = RetrieverCache(self.store.corpora.load, settings.index_cache_size)
+        self._lock = threading.Lock()
+        self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "
+                                   "ROOKHAVEN_CORPUS_PATH file in this server")
+
+    @classmethod
+    def open(cls, settings: Settings) -> PipelineBackend:
+        """Over ROOKHAVEN_REDIS_URL; no I/O yet, so a Redis that is down shows per call."""
+        return cls(open_pipeline(settings), settings)
+
+    def workers_alive(self) -> bool:
+        """Whether any worker's heartbeat key is present."""
+        pattern = self.store.keys.worker("*")
+        with translated(self.store.client, "looking for live workers"):
+            return next(iter(self.store.client.scan_iter(match=pattern, count=100)), None) \
+                is not None
+
+    def _from_file(self, corpus: str | None) -> bool:
+        return self.settings.corpus_path is not None and corpus in (None, self._file.name)
+
+    def retrieve(self, request: RetrievalRequest, corpus: str | None) -> Retrieval:
+        ref = corpus or "latest"
+        try:
+            digest = self.store.corpora.resolve(ref)
+        except NotFoundError:
+            if self._from_file(corpus):
+                return self._file.retrieve(request, corpus)
+            raise
+        if self.workers_alive():
+            return self._through_workers(request, ref, digest)
+        spec = self.pipeline.spec(request, digest)
+        if self.store.results.exists(spec.key):
+            return Retrieval(result=self.result(spec.key), result_key=spec.key,
+                             mode="pipeline", reason="result already stored", corpus=ref)
+        with self._lock:
+            retriever = self._indexes.get(digest, spec.provider, spec.params)
+        return Retrieval(result=retriever.retrieve(request), result_key=spec.key, mode="inline",
+                         reason="no live worker; ranked the stored corpus in this server",
+                         corpus=ref)
+
+    def _through_workers(self, request: RetrievalRequest, ref: str, digest: str) -> Retrieval:
+        job = self.pipeline.submit(request, digest)
+        if job.state != "done":
+            record = self.pipeline.wait(job.job_id, self.wait)
+            if record.state == "failed":
+                raise JobFailedError(f"job {record.id} failed after {record.attempts} "
+                                     f"attempt(s): {record.error}")
+        reason = "result already stored" if job.cached else "a worker ranked it"
+        return Retrieval(result=self.result(job.result_key), result_key=job.result_key,
+                         mode="pipeline", reason=reason, corpus=ref)
+
+    def submit(self, request: RetrievalRequest, corpus: str | None) -> JobOutput:
+        job = self.pipeline.submit(request, corpus or "latest")
+        return JobOutput(job_id=job.job_id, result_key=job.result_key, state=job.state)
+
+    def job(self, job_id: str) -> JobOutput:
+        return job_output(self.pipeline.job(job_id))
+
+    def result(self, key: str) -> RetrievalResult:
+        return RetrievalResult.model_validate_json(self.pipeline.result(key))
+
+    def audit(self, key: str) -> Audit:
+        return Audit.model_validate_json(self.pipeline.audit(key))
+
+    def verify(self, key: str) -> VerifyOutput:
+        stored = self.pipeline.result(key)
+        spec = self.pipeline.job(key).spec  # a job's id is its result key
+        with self._lock:
+            retriever = self._indexes.get(spec.corpus_digest, spec.provider, spec.params)
+        replayed = canonical_bytes(retriever.retrieve(spec.request))
+        if replayed == stored:
+            detail = "byte-identical: the replay gave the stored bytes"
+        else:
+            where = hits_first(orjson.loads(stored), orjson.loads(replayed)) or "(bytes only)"
+            detail = f"first difference at {where}"
+            if result_key(spec.request, spec.corpus_digest, retriever.identity) != key:
+                detail += ("; this server's engine or configuration differs from the one "
+                           "that stored the result")
+        return VerifyOutput(result_key=key, match=replayed == stored,
+                            stored_digest=sha256_digest(stored),
+                            replayed_digest=sha256_digest(replayed), detail=detail)
+
+    def corpora(self) -> CorporaOutput:
+        entries = self.store.corpora.entries()
+        latest = self.store.corpora.resolve("latest") if entries else None
+        listed = [CorpusInfo(name=f"{e.name}@{e.version}" if e.name else e.digest,
+                             digest=e.digest, documents=e.documents,
+                             default=e.digest == latest, source="store") for e in entries]
+        if self.settings.corpus_path is not None:
+            try:
+                (file,) = self._file.corpora().corpora
+            except RookhavenError:
+                file = CorpusInfo(name=self._file.name, source=str(self.settings.corpus_path))
+            listed.append(file.model_copy(update={"default": not entries}))
+        return CorporaOutput(corpora=listed, pipeline=True)
+
+    def close(self) -> None:
+        self._file.close()
+        close = getattr(self.pipeline.dispatcher, "close", None)
+        if close is not None:
+            close()
+        self.store.close()

@@ -1,0 +1,189 @@
+"""The MCP tools over the pipeline backend, on fakeredis: retrieve through a worker or
+here, submit and read back, replay, and a Redis that is down."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import fakeredis
+import orjson
+import pytest
+from mcp import Client
+
+from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
+from rookhaven.config import Settings
+from rookhaven.models import RetrievalResult
+from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.server import build_server
+from rookhaven.server.pipeline import PipelineBackend
+from rookhaven.store import Store, connect
+from tests.conftest import free_port
+from tests.mcp_support import error_text, ok, write_corpus
+
+pytestmark = pytest.mark.anyio
+
+DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
+        for i in range(30)]
+QUERY = {"query": "crane delay and tide", "recallBudget": 4, "seed": "s1"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Worker:
+    """A dispatcher that runs each job at once with the real Executor, like a worker would."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.executor = Executor(store, settings)
+        self.sent: list[str] = []
+
+    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+        self.sent += job_ids
+        self.executor.run(job_ids, "w1")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(corpus_path=write_corpus(tmp_path), redis_url="redis://unused")
+
+
+@pytest.fixture
+def store() -> Iterator[Store]:
+    client = fakeredis.FakeRedis()
+    yield Store(client, "mcp")
+    client.close()
+
+
+@pytest.fixture
+def backend(store: Store, settings: Settings) -> PipelineBackend:
+    pipeline = Pipeline(store, Worker(store, settings), settings)
+    pipeline.add_corpus(DOCS, "port")
+    return PipelineBackend(pipeline, settings, wait=10)
+
+
+@pytest.fixture
+async def client(settings: Settings, backend: PipelineBackend) -> AsyncIterator[Client]:
+    async with Client(build_server(settings, backend=backend)) as connected:
+        yield connected
+
+
+def expected_bytes() -> bytes:
+    request = RetrievalRequest(query=QUERY["query"], recallBudget=4, seed="s1")
+    return canonical_bytes(retrieve(request, DOCS, "tfcosine"))
+
+
+def served_bytes(out: dict[str, Any]) -> bytes:
+    return canonical_bytes(RetrievalResult.model_validate(out["result"]))
+
+
+async def test_without_a_live_worker_retrieve_ranks_the_stored_corpus_here(
+        client: Client, backend: PipelineBackend) -> None:
+    out = ok(await client.call_tool("retrieve", QUERY))
+    assert out["metadata"]["mode"] == "inline"
+    assert "no live worker" in out["metadata"]["reason"]
+    assert served_bytes(out) == expected_bytes()
+    assert backend.pipeline.dispatcher.sent == []  # type: ignore[attr-defined]
+
+
+async def test_with_a_live_worker_retrieve_goes_through_the_pipeline(
+        client: Client, store: Store) -> None:
+    store.heartbeats.beat("w1", 60)
+    first = ok(await client.call_tool("retrieve", QUERY))
+    assert first["metadata"] == first["metadata"] | {"mode": "pipeline",
+                                                     "reason": "a worker ranked it"}
+    assert served_bytes(first) == expected_bytes()
+    again = ok(await client.call_tool("retrieve", QUERY))
+    assert again["metadata"]["reason"] == "result already stored"
+    assert again["result"] == first["result"] and again["result_key"] == first["result_key"]
+
+
+async def test_inline_and_pipeline_answers_share_key_and_bytes(
+        client: Client, store: Store) -> None:
+    here = ok(await client.call_tool("retrieve", QUERY))
+    store.heartbeats.beat("w1", 60)
+    there = ok(await client.call_tool("retrieve", QUERY))
+    assert here["metadata"]["mode"] == "inline" and there["metadata"]["mode"] == "pipeline"
+    assert here["result_key"] == there["result_key"] and here["result"] == there["result"]
+
+
+async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
+    job = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    assert job["job_id"] == job["result_key"]
+    state = ok(await client.call_tool("get_job", {"jobId": job["job_id"]}))
+    assert state["state"] == "done" and state["attempts"] == 1 and state["error"] is None
+    stored = ok(await client.call_tool("get_result", {"resultKey": job["result_key"]}))
+    assert served_bytes(stored) == expected_bytes()
+    audit = ok(await client.call_tool("get_audit", {"resultKey": job["result_key"]}))
+    assert audit["audit"] == stored["result"]["audit"]
+    verdict = ok(await client.call_tool("verify_result", {"resultKey": job["result_key"]}))
+    assert verdict["match"] is True and "byte-identical" in verdict["detail"]
+
+
+async def test_verify_names_the_first_difference_of_tampered_bytes(
+        client: Client, store: Store) -> None:
+    job = ok(await client.call_tool("submit_retrieval", QUERY))
+    key = job["result_key"]
+    redis_key = store.keys.result(key)
+    tampered = orjson.loads(store.client.get(redis_key))
+    tampered["hits"][0]["id"] = "d999"
+    store.client.set(redis_key, canonical_bytes(tampered))
+    verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
+    assert verdict["match"] is False
+    assert verdict["detail"].startswith("first difference at hits[0].id")
+
+
+async def test_list_corpora_shows_the_store_and_the_file(client: Client) -> None:
+    out = ok(await client.call_tool("list_corpora", {}))
+    assert out["pipeline"] is True
+    names = {c["name"]: c for c in out["corpora"]}
+    assert names["port@1"]["default"] is True and names["port@1"]["source"] == "store"
+    assert names["port"]["default"] is False and names["port"]["source"].endswith("port.jsonl")
+
+
+async def test_a_corpus_only_in_the_file_is_ranked_from_the_file(
+        settings: Settings, store: Store) -> None:
+    empty = Pipeline(store, Worker(store, settings), settings)
+    async with Client(build_server(settings, backend=PipelineBackend(empty, settings))) as c:
+        out = ok(await c.call_tool("retrieve", {"query": "crane"}))
+        assert out["metadata"]["mode"] == "inline"
+        assert "ROOKHAVEN_CORPUS_PATH" in out["metadata"]["reason"]
+        assert "no corpus" in error_text(await c.call_tool("submit_retrieval",
+                                                           {"query": "crane"}))
+
+
+@pytest.mark.parametrize(("tool", "arguments", "says"), [
+    ("get_job", {"jobId": "sha256:00"}, "sha256:00"),
+    ("get_result", {"resultKey": "sha256:00"}, "no result stored under 'sha256:00'"),
+    ("get_audit", {"resultKey": "sha256:00"}, "no audit stored"),
+    ("verify_result", {"resultKey": "sha256:00"}, "sha256:00"),
+    ("retrieve", {"query": "crane", "corpus": "atlantis"}, "no corpus named 'atlantis'"),
+])
+async def test_unknown_things_are_tool_errors(
+        client: Client, tool: str, arguments: dict[str, Any], says: str) -> None:
+    assert says in error_text(await client.call_tool(tool, arguments))
+
+
+@pytest.fixture
+def down(settings: Settings) -> Iterator[PipelineBackend]:
+    client = connect(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
+    store = Store(client, "mcp")
+    yield PipelineBackend(Pipeline(store, Worker(store, settings), settings), settings)
+    client.close()
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("retrieve", {"query": "crane", "corpus": "port@1"}),
+    ("submit_retrieval", {"query": "crane"}),
+    ("get_job", {"jobId": "sha256:00"}),
+    ("get_result", {"resultKey": "sha256:00"}),
+    ("list_corpora", {}),
+])
+async def test_redis_down_is_a_tool_error_and_the_server_keeps_serving(
+        settings: Settings, down: PipelineBackend, tool: str, arguments: dict[str, Any]) -> None:
+    async with Client(build_server(settings, backend=down)) as c:
+        assert "store unavailable" in error_text(await c.call_tool(tool, arguments))
+        assert "store unavailable" in error_text(await c.call_tool(tool, arguments))
