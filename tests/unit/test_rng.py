@@ -11,7 +11,8 @@ from tests.conftest import ROOT, SHARED
 
 # The shared cross-language vectors, with a checked-in copy so the test never skips.
 SHARED_VECTORS = SHARED / "vectors" / "rng.json"
-VECTORS_PATH = SHARED_VECTORS if SHARED_VECTORS.exists() else ROOT / "tests" / "vectors" / "rng.json"
+CHECKED_IN = ROOT / "tests" / "vectors" / "rng.json"
+VECTORS_PATH = SHARED_VECTORS if SHARED_VECTORS.exists() else CHECKED_IN
 
 
 def _vectors() -> dict:  # type: ignore[type-arg]
@@ -19,9 +20,8 @@ def _vectors() -> dict:  # type: ignore[type-arg]
 
 
 def test_the_checked_in_vectors_are_the_shared_ones_when_both_exist() -> None:
-    copy = ROOT / "tests" / "vectors" / "rng.json"
     if SHARED_VECTORS.exists():
-        assert json.loads(copy.read_text()) == json.loads(SHARED_VECTORS.read_text())
+        assert json.loads(CHECKED_IN.read_text()) == json.loads(SHARED_VECTORS.read_text())
 
 
 def test_every_cyrb128_vector_and_its_mulberry32_stream_reproduce_exactly() -> None:
