@@ -22,7 +22,14 @@ from ..server.stdio import serve_stdio
 from .options import positive_int
 
 # Libraries that log every request at INFO; below debug they only say when something is wrong.
-_CHATTY = ("mcp", "uvicorn.access", "httpx2")
+# uvicorn's access log stays: on HTTP, who called and who got 401 is worth a line each.
+_CHATTY = ("mcp", "httpx2")
+
+
+def _drop_color(record: logging.LogRecord) -> bool:
+    # uvicorn attaches an ANSI-coloured copy of each message; it is noise in a JSON line.
+    record.__dict__.pop("color_message", None)
+    return True
 
 
 def register(subparsers: Any) -> None:
@@ -45,6 +52,7 @@ def route_library_logs(level: str) -> None:
     """
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLineFormatter())
+    handler.addFilter(_drop_color)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

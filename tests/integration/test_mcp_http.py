@@ -3,6 +3,7 @@ refused before anything listens, and with a token set every request must carry i
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -33,12 +34,15 @@ def _listening(port: int) -> bool:
 
 
 def _serve(corpus: Path, port: int, **env: str) -> subprocess.Popen[bytes]:
+    # stderr to a file, not a pipe nobody reads: a full pipe would stall the server.
+    log = (corpus.parent / f"server-{port}.log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "rookhaven.cli.main", "mcp", "--http", "--port", str(port)],
-        env=server_env(corpus, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=server_env(corpus, **env), stdout=log, stderr=log,
     )
+    log.close()
     wait_until(lambda: _listening(port) or proc.poll() is not None, 30, what=f"port {port}")
-    assert proc.poll() is None, proc.communicate()[1].decode()
+    assert proc.poll() is None, (corpus.parent / f"server-{port}.log").read_text()
     return proc
 
 
@@ -58,6 +62,7 @@ def corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def open_server(corpus: Path) -> Iterator[str]:
+    """URL of a running loopback server without a token; its log is server-PORT.log."""
     port = free_port()
     proc = _serve(corpus, port)
     try:
@@ -117,3 +122,14 @@ async def test_with_a_token_a_client_sending_it_is_served(guarded_server: str) -
     async with http, Client(streamable_http_client(guarded_server, http_client=http)) as client:
         result = await client.call_tool("list_corpora", {})
     assert not result.is_error
+
+
+async def test_the_http_server_logs_json_lines_only(open_server: str, corpus: Path) -> None:
+    async with Client(open_server) as client:
+        await client.call_tool("list_corpora", {})
+    port = open_server.split(":")[2].split("/")[0]
+    lines = (corpus.parent / f"server-{port}.log").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert any(e["msg"] == "serving MCP over streamable HTTP" for e in entries)
+    assert any(e["logger"] == "uvicorn.access" for e in entries)
+    assert not any("color_message" in e for e in entries)
