@@ -22,6 +22,7 @@ from mcp_types import (
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
 )
@@ -61,6 +62,12 @@ class Answers:
         if self._idle.is_set():
             self._idle = anyio.Event()
 
+    def forget(self, request_id: object) -> None:
+        """Stop waiting for a request the client cancelled (it gets no answer)."""
+        self._pending.discard(request_id)
+        if not self._pending:
+            self._idle.set()
+
     async def idle(self) -> None:
         """Return once every expected request has been answered."""
         await self._idle.wait()
@@ -95,8 +102,12 @@ async def screen(source: ReadStream[SessionMessage | Exception],
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
                 continue
-            if isinstance(item.message, JSONRPCRequest):
-                answers.expect(item.message.id)
+            message = item.message
+            if isinstance(message, JSONRPCRequest):
+                answers.expect(message.id)
+            elif (isinstance(message, JSONRPCNotification)
+                  and message.method == "notifications/cancelled" and message.params):
+                answers.forget(message.params.get("requestId"))
             await sink.send(item)
         with anyio.move_on_after(drain_timeout):
             await answers.idle()

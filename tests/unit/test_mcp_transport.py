@@ -4,8 +4,11 @@ unreadable stdio line is answered, and what the CLI refuses."""
 from __future__ import annotations
 
 import json
+import time
 
+import anyio
 import pytest
+from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 
@@ -13,7 +16,7 @@ from rookhaven.cli.main import main
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError
 from rookhaven.server.http import check_bind, is_loopback
-from rookhaven.server.stdio import rejection
+from rookhaven.server.stdio import Answers, rejection, screen
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
@@ -67,3 +70,32 @@ def test_an_unusable_id_is_answered_with_null() -> None:
 def test_host_and_port_without_http_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "--port", "9000"]) == 2
     assert "--host and --port apply only with --http" in capsys.readouterr().err
+
+
+def _message(raw: dict[str, object]) -> SessionMessage:
+    return SessionMessage(jsonrpc_message_adapter.validate_python(raw))
+
+
+@pytest.mark.parametrize("cancelled", [True, False])
+def test_end_of_input_waits_for_answers_but_not_for_cancelled_requests(cancelled: bool) -> None:
+    async def scenario() -> tuple[bool, list[SessionMessage | Exception]]:
+        source_send, source = anyio.create_memory_object_stream[SessionMessage | Exception](10)
+        sink, passed = anyio.create_memory_object_stream[SessionMessage | Exception](10)
+        written, _ = anyio.create_memory_object_stream[SessionMessage](10)
+        answers = Answers(written)
+        await source_send.send(_message({"jsonrpc": "2.0", "id": 5, "method": "ping"}))
+        if cancelled:
+            await source_send.send(_message({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                             "params": {"requestId": 5}}))
+        await source_send.aclose()
+        # Cancelled: a drain bound far beyond the outer one, which must not be reached.
+        with anyio.move_on_after(10) as scope:
+            await screen(source, sink, answers, drain_timeout=60 if cancelled else 0.3)
+        return scope.cancelled_caught, [m async for m in passed]
+
+    started = time.monotonic()
+    timed_out, forwarded = anyio.run(scenario)
+    waited = time.monotonic() - started
+    assert not timed_out and len(forwarded) == (2 if cancelled else 1)
+    # Unanswered, the drain waits out its bound; cancelled, it does not wait for it.
+    assert cancelled or waited >= 0.3
