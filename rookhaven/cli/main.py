@@ -21,8 +21,9 @@ from ..logs import configure_logging
 # a function (args, settings) -> exit status.
 SUBCOMMANDS = (
     "retrieve",
-    "mcp",
     "eval",
+    "demo",
+    "mcp",
     "corpus",
     "submit",
     "job",

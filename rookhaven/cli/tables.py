@@ -1,0 +1,50 @@
+"""Plain-text rendering of results and audits for people (the bytes stay canonical JSON)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..models import Document, RetrievalResult
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A left-aligned text table with a rule under the headers."""
+    cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+             for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def hits_table(result: RetrievalResult, documents: Mapping[str, Document]) -> str:
+    """Rank, id, score, title and the subqueries that picked each hit."""
+    rows = []
+    for hit in result.hits:
+        doc = documents.get(hit.id)
+        title = doc.fields.get("title", doc.text) if doc else ""
+        via = ",".join(str(i) for i in hit.subqueries) or "backfill"
+        rows.append((hit.rank, hit.id, f"{hit.score:.4f}", via, short(title, 48)))
+    if not rows:
+        return "(no hits)"
+    return table(("rank", "id", "score", "via", "title"), rows)
+
+
+def audit_summary(result: RetrievalResult) -> str:
+    """The audit record in a few lines: seed, subqueries and budgets, corpus and engine."""
+    audit = result.audit
+    lines = [f"seed {audit.seed!r}; budget {audit.recall_budget}; "
+             f"engine {audit.engine.name} {audit.engine.version}; "
+             f"corpus {audit.corpus_digest[:19]}… ({audit.corpus_size} docs)"]
+    for i, sub in enumerate(audit.subqueries):
+        lines.append(f"  subquery {i}: {sub.text!r} terms={sub.terms} weight={sub.weight} "
+                     f"budget={sub.budget} contributed={len(sub.contributed)}")
+    for dropped in audit.dropped:
+        lines.append(f"  dropped: {dropped.text!r} ({dropped.reason})")
+    if audit.backfill:
+        lines.append(f"  backfill: {len(audit.backfill)} from the whole query")
+    return "\n".join(lines)
