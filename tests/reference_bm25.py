@@ -67,22 +67,36 @@ class ReferenceBm25:
         tf = self.tf[d][term]
         return max(1, math.floor(_idf(df, n) * (tf * (self.k1 + 1.0) / (tf + norm)) * SCALE))
 
-    def weighted(self, term: str, d: int, weight: float) -> int:
-        if weight == 1.0:
+    def df(self, term: str) -> int:
+        return sum(1 for c in self.tf if term in c)
+
+    def weighted(self, term: str, d: int, w16: int) -> int:
+        if w16 == 65536:
             return self.impact(term, d)
-        w16 = round(weight * 65536)
         return max(1, (self.impact(term, d) * w16) >> 16)
 
-    def matches(self, q: str) -> dict[str, float]:
-        out = {q: 1.0} if q in self.vocab else {}
+    def matches(self, q: str) -> dict[str, int]:
+        """Vocabulary term -> weight in 1/65536 for query term ``q``."""
+        n = len(self.docs)
+        longer = []
         if self.prefix_weight and len(q) >= self.prefix_min_len:
-            for t in self.vocab:
-                if t.startswith(q) and t != q:
-                    out[t] = max(out.get(t, 0.0), self.prefix_weight)
-        if self.synonym_weight:
-            for s in self.synonyms.get(q, ()):
-                if s in self.vocab:
-                    out[s] = max(out.get(s, 0.0), self.synonym_weight)
+            longer = [t for t in self.vocab if t.startswith(q) and t != q]
+        if q in self.vocab:
+            reference: float | None = _idf(self.df(q), n)
+        elif longer:
+            reference = _idf(max(self.df(t) for t in longer), n)
+        else:
+            reference = None
+        out = {q: 65536} if q in self.vocab else {}
+        variants = [(t, self.prefix_weight) for t in longer]
+        variants += [(s, self.synonym_weight) for s in sorted(self.synonyms.get(q, ()))
+                     if s in self.vocab and self.synonym_weight]
+        for t, weight in variants:
+            w16 = round(weight * 65536)
+            own = _idf(self.df(t), n)
+            if reference is not None and reference < own:
+                w16 = max(1, (w16 * math.floor(reference / own * 65536)) >> 16)
+            out[t] = max(out.get(t, 0), w16)
         return out
 
     def score(self, terms: list[str]) -> dict[str, int]:

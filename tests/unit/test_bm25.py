@@ -113,3 +113,23 @@ def test_top_k_fast_path_gives_the_same_bytes_as_full_scoring(budget: int) -> No
             request = RetrievalRequest(query=query, recall_budget=budget, decompose=decompose)
             assert canonical_bytes(fast.retrieve(request)) == canonical_bytes(
                 slow.retrieve(request)), (query, decompose)
+
+
+def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score() -> None:
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(60)] + ["wide", "widen", "widening"]
+    docs = [Document(id=f"d{i:04d}", text=" ".join(
+        rng.choice(vocab[: rng.randint(3, len(vocab))]) for _ in range(rng.randint(1, 30))))
+        for i in range(700)]
+    index = Bm25Provider(synonyms={"w1": ["w2"]}).build(Corpus(docs))
+    for _ in range(150):
+        terms = [rng.choice(vocab) for _ in range(rng.randint(1, 9))]
+        k = rng.choice([1, 2, 5, 10, 50, 1000])
+        plan = index.plan(terms)
+        ords, units = index.scorer.score_all(plan)
+        if len(units) > k:
+            cut = np.sort(units)[-k]
+            ords, units = ords[units >= cut], units[units >= cut]
+        got_o, got_u = index.top(terms, k)
+        order = np.argsort(got_o)
+        assert np.array_equal(got_o[order], ords) and np.array_equal(got_u[order], units), terms

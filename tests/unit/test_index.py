@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rookhaven.core import index as index_module
-from rookhaven.core.analyzer import Analyzer
+from rookhaven.core.analyzer import Analyzer, split_tokens
 from rookhaven.core.corpus import Corpus
 from rookhaven.core.index import build_index
 from rookhaven.errors import ConfigError
@@ -89,3 +89,9 @@ def test_index_arrays_do_not_depend_on_the_hash_seed() -> None:
                            env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout
             for seed in ("0", "1", "12345")}
     assert len(outs) == 1
+
+
+@pytest.mark.parametrize("text", ["Hello, World! x_y 3.5 a-b\\tc\\x1fd", "ﬁne Straße ＡＢＣ", "",
+                                  "naïve café_au-lait", "\\x00\\x7f~^`|", "İstanbul ΣΑΣ"])
+def test_the_fast_splitter_agrees_with_the_analyzer(text: str) -> None:
+    assert index_module.split_fast(text) == split_tokens(text)

@@ -24,7 +24,7 @@ from ..canonical import canonical_bytes, sha256_digest
 from ..corpus import Corpus
 from ..index import InvertedIndex, build_index
 from .base import IntArray
-from .impacts import SCALE, term_impacts
+from .impacts import SCALE, capped_weight, idf_table, term_impacts
 from .scoring import Bm25Scorer, Expansion
 
 WEIGHT_BITS = 16  # query-side weights (prefix, synonym) in 1/65536 units
@@ -90,7 +90,7 @@ class Bm25Provider:
             "idf": "ln(1+(N-df+0.5)/(df+0.5))", "scale_bits": SCALE.bit_length() - 1,
             "prefix_weight": _fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
             "prefix_min_len": self.prefix_min_len, "prefix_max_terms": self.prefix_max_terms,
-            "prefix_df": "own", "weight_unit": f"1/{1 << WEIGHT_BITS}",
+            "prefix_df": "own-capped-at-term-idf", "weight_unit": f"1/{1 << WEIGHT_BITS}",
             "coverage": _fraction("coverage", self.coverage, COVERAGE_BITS),
             "coverage_unit": f"1/{1 << COVERAGE_BITS}",
             "synonym_weight": _fraction("synonym_weight", self.synonym_weight, WEIGHT_BITS),
@@ -101,8 +101,10 @@ class Bm25Provider:
 
     def build(self, corpus: Corpus) -> Bm25Index:
         index = build_index(corpus, self.analyzer, self.field_weights)
+        term_idf = idf_table(index.df(), index.n_docs)
         return Bm25Index(
-            index=index, impacts=term_impacts(index, self.k1, self.b),
+            index=index, impacts=term_impacts(index, self.k1, self.b, term_idf),
+            term_idf=term_idf.tolist(),
             prefix_weight=_fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
             prefix_min_len=self.prefix_min_len, prefix_max_terms=self.prefix_max_terms,
             synonym_weight=_fraction("synonym_weight", self.synonym_weight, WEIGHT_BITS),
@@ -117,6 +119,7 @@ class Bm25Index:
 
     index: InvertedIndex
     impacts: npt.NDArray[np.int32]
+    term_idf: list[float]
     prefix_weight: int
     prefix_min_len: int
     prefix_max_terms: int
@@ -129,26 +132,39 @@ class Bm25Index:
         return Bm25Scorer(self.index.offsets, self.index.docs, self.impacts, self.index.n_docs,
                           self.coverage, COVERAGE_BITS, WEIGHT_BITS)
 
+    @cached_property
+    def df(self) -> list[int]:
+        return self.index.df().tolist()  # type: ignore[no-any-return]
+
     def expand(self, term: str) -> Expansion:
-        """(term id, weight) pairs one query term matches, ascending by term id."""
-        ids = self.index.term_ids
-        one = 1 << WEIGHT_BITS
+        """(term id, weight) pairs one query term matches, ascending by term id.
+
+        Variants (prefix extensions, synonyms) weigh ``prefix_weight``/``synonym_weight``
+        times min(1, reference IDF / their IDF); the reference is the term's own IDF, or,
+        when the term is not indexed, that of its most frequent extension.
+        """
+        ids, idf, df = self.index.term_ids, self.term_idf, self.df
         weights: dict[int, int] = {}
-        if term in ids:
-            weights[ids[term]] = one
+        longer: list[int] = []
         if self.prefix_weight and len(term) >= self.prefix_min_len:
             lo, hi = self.index.prefix_range(term)
             longer = [t for t in range(lo, hi) if self.index.vocabulary[t] != term]
             if len(longer) > self.prefix_max_terms:
                 # Keep the most frequent extensions; ties by term id, so the pick is total.
-                df = self.index.df()
-                longer = sorted(longer, key=lambda t: (-int(df[t]), t))[: self.prefix_max_terms]
-            for t in longer:
-                weights[t] = max(weights.get(t, 0), self.prefix_weight)
+                longer = sorted(longer, key=lambda t: (-df[t], t))[: self.prefix_max_terms]
+        reference: float | None = None
+        if term in ids:
+            weights[ids[term]] = 1 << WEIGHT_BITS
+            reference = idf[ids[term]]
+        elif longer:
+            reference = idf[min(longer, key=lambda t: (-df[t], t))]
+        variants = [(t, self.prefix_weight) for t in longer]
         if self.synonym_weight:
-            for syn in self.synonyms.get(term, ()):
-                if syn in ids:
-                    weights[ids[syn]] = max(weights.get(ids[syn], 0), self.synonym_weight)
+            variants += [(ids[s], self.synonym_weight) for s in self.synonyms.get(term, ())
+                         if s in ids]
+        for t, weight in variants:
+            capped = capped_weight(weight, WEIGHT_BITS, idf[t], reference)
+            weights[t] = max(weights.get(t, 0), capped)
         return tuple(sorted(weights.items()))
 
     def plan(self, terms: Sequence[str]) -> list[tuple[int, Expansion]]:

@@ -47,10 +47,9 @@ def length_factors(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.
     return k1 * ((1.0 - b) + b * ratio)
 
 
-def term_impacts(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.int32]:
+def term_impacts(index: InvertedIndex, k1: float, b: float,
+                 term_idf: npt.NDArray[np.float64]) -> npt.NDArray[np.int32]:
     """floor(SCALE * idf * tf (k1 + 1) / (tf + K_d)), at least 1, for every posting."""
-    df = index.df()
-    term_idf = idf_table(df, index.n_docs)
     norm = length_factors(index, k1, b)
     out = np.empty(len(index.docs), dtype=np.int32)
     for lo in range(0, len(out), BLOCK):
@@ -61,3 +60,15 @@ def term_impacts(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.in
         units = np.floor(term_idf[term] * saturated * SCALE)
         out[lo:hi] = np.maximum(units, 1).astype(np.int32)
     return out
+
+
+def capped_weight(weight: int, bits: int, idf_variant: float, idf_reference: float | None) -> int:
+    """``weight`` (in 1/2**bits) times min(1, idf_reference / idf_variant), at least 1.
+
+    A prefix or synonym match is scored with its own impact, but never above what the
+    query term's own IDF would give it: a rare extension must not outweigh the term.
+    """
+    if idf_reference is None or idf_reference >= idf_variant:
+        return weight
+    ratio = int(np.floor(idf_reference / idf_variant * (1 << bits)))  # IEEE /, exact *2**k
+    return max((weight * ratio) >> bits, 1)

@@ -7,9 +7,12 @@ so the engine may ask for the top k only and get exactly what a full scoring wou
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
+
+from . import kernel
 
 IntArray = npt.NDArray[np.int64]
 Expansion = tuple[tuple[int, int], ...]
@@ -69,8 +72,16 @@ class Bm25Scorer:
         ords = np.flatnonzero(matched)
         return ords, self.covered(acc[ords], matched[ords], len(plan))
 
+    @cached_property
+    def spare(self) -> list[kernel.Scratch]:
+        """Idle work arrays. list.pop/append are atomic, so concurrent queries never share
+        one: each takes its own and a new one is made when none is idle."""
+        return []
+
     def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
         """The documents scoring at least the k-th best score, ties at the cut included."""
+        if kernel.AVAILABLE:
+            return self._kernel_top(plan, k)
         ords, units = self.score_all(plan)
         if k <= 0:
             return ords[:0], units[:0]
@@ -80,17 +91,63 @@ class Bm25Scorer:
             ords, units = ords[keep], units[keep]
         return ords, units
 
+    @cached_property
+    def term_max(self) -> list[int]:
+        """Each term's largest impact: its upper bound for pruning."""
+        if len(self.impacts) == 0:
+            return []
+        return np.maximum.reduceat(self.impacts, self.offsets[:-1]).tolist()  # type: ignore[no-any-return]
+
+    def bound(self, qtf: int, expansion: Expansion) -> int:
+        """The most one query term can add to any document's sum."""
+        one, top = 1 << self.weight_bits, 0
+        for term_id, weight in expansion:
+            value = self.term_max[term_id]
+            if weight != one:
+                value = max((value * weight) >> self.weight_bits, 1)
+            top = max(top, value)
+        return qtf * top
+
+    def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
+        # Highest bound first, so the k-th best rises fast and the tail can be skipped;
+        # the order cannot change any score (integer sums), only the work done.
+        bounded = sorted(((self.bound(q, e), q, e) for q, e in plan),
+                         key=lambda item: (-item[0], item[2]))
+        rows = [(int(self.offsets[t]), int(self.offsets[t + 1]), w)
+                for _, _, expansion in bounded for t, w in expansion]
+        lists = np.asarray(rows, dtype=np.int64).reshape(len(rows), 3)
+        groups = np.zeros(len(plan) + 1, dtype=np.int64)
+        np.cumsum([len(e) for _, _, e in bounded], out=groups[1:])
+        qtf = np.asarray([q for _, q, _ in bounded], dtype=np.int64)
+        bounds = np.asarray([b for b, _, _ in bounded], dtype=np.int64)
+        try:
+            scratch = self.spare.pop()
+        except IndexError:
+            scratch = kernel.Scratch(self.n_docs)
+        result = kernel.top_candidates(
+            self.docs, self.impacts, lists, groups, qtf, bounds, self.weight_bits, k,
+            1 << self.coverage_bits, self.coverage, len(plan), scratch)
+        self.spare.append(scratch)  # only once it is clean again; a failed call drops it
+        return result
+
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
         """Scores of the given documents (0 where one matches nothing)."""
         ords = np.asarray(ords, dtype=np.int64)
+        one = 1 << self.weight_bits
         acc = np.zeros(len(ords), dtype=np.int64)
         matched = np.zeros(len(ords), dtype=np.int64)
         for qtf, expansion in plan:
-            docs, values = self.group(expansion)
-            if len(docs) == 0:
-                continue
-            at = np.minimum(np.searchsorted(docs, ords), len(docs) - 1)
-            hit = docs[at] == ords
-            acc += np.where(hit, qtf * values[at], 0)
-            matched += hit
+            best = np.zeros(len(ords), dtype=np.int64)
+            for term_id, weight in expansion:
+                # Binary search in the term's postings: no copy of a long list.
+                lo, hi = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
+                at = lo + np.searchsorted(self.docs[lo:hi], ords)
+                hit = at < hi
+                hit[hit] = self.docs[at[hit]] == ords[hit]
+                values = self.impacts[at[hit]].astype(np.int64)
+                if weight != one:
+                    values = np.maximum((values * weight) >> self.weight_bits, 1)
+                best[hit] = np.maximum(best[hit], values)
+            acc += qtf * best
+            matched += best > 0
         return self.covered(acc, matched, len(plan))
