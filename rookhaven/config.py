@@ -55,6 +55,14 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
+def _clock_time(raw: str) -> str:
+    hours, _, minutes = raw.strip().partition(":")
+    if not (hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
+            and len(minutes) == 2):
+        raise ValueError("must be a time of day as HH:MM (UTC), like 02:30")
+    return f"{int(hours):02d}:{minutes}"
+
+
 @dataclass(frozen=True)
 class Spec:
     """One setting: its variable, field, parser, default and what it means (with unit)."""
@@ -119,6 +127,12 @@ SPECS: tuple[Spec, ...] = (
          "a worker silent this long is dead and its running jobs are swept (seconds)"),
     Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1), 4,
          "built corpus indexes each worker process keeps in memory (indexes)"),
+    Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time, "02:30",
+         "time of day (HH:MM, UTC) the nightly verifier runs"),
+    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1), 200,
+         "stored results the nightly verifier replays (results)"),
+    Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(("none", "corpus", "age")),
+         "corpus", "how the nightly sample is spread: by corpus, by month stored, or not"),
     Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)), None,
          "where celery beat keeps its schedule state (file; default: in the temp directory)"),
 )
@@ -155,6 +169,9 @@ class Settings:
     worker_heartbeat: float = 10.0
     index_cache_size: int = 4
     beat_schedule_file: Path | None = None
+    verify_at: str = "02:30"
+    verify_sample: int = 200
+    verify_stratify: str = "corpus"
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:

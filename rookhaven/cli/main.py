@@ -29,6 +29,7 @@ SUBCOMMANDS = (
     "job",
     "result",
     "sweep",
+    "verify",
 )
 
 

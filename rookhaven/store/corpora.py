@@ -113,6 +113,11 @@ class CorpusStore:
             entries += [self.entry(text(d)) for d, _ in everything if text(d) not in seen]
         return entries
 
+    def digests(self) -> list[str]:
+        """Every digest ever stored, oldest first, whether or not its data is still present."""
+        with translated(self._ctx.client, "listing corpus digests"):
+            return [text(d) for d in self._ctx.client.zrange(self._ctx.keys.corpora, 0, -1)]
+
     def resolve(self, ref: str) -> str:
         """The digest ``ref`` names (see the module docstring), or NotFoundError."""
         ctx, k = self._ctx, self._ctx.keys

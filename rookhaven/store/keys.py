@@ -79,6 +79,25 @@ class Keys:
         """Stream: every attempt to store different bytes under an existing content key."""
         return f"{self.prefix}:violations"
 
+    @property
+    def verifications(self) -> str:
+        """Sorted set: verification run id -> when it started."""
+        return f"{self.prefix}:verifications"
+
+    def verification(self, run_id: str) -> str:
+        """String: one verification run's record (canonical JSON)."""
+        return f"{self.prefix}:verification:{run_id}"
+
+    @property
+    def alerts(self) -> str:
+        """Stream: every verification alarm (run, key, outcome, where)."""
+        return f"{self.prefix}:alerts"
+
+    @property
+    def counters(self) -> str:
+        """Hash: monotonically increasing counters (verifications, matches, alarms)."""
+        return f"{self.prefix}:counters"
+
     def worker(self, instance: str) -> str:
         """String with a TTL: present while the worker instance is alive."""
         return f"{self.prefix}:worker:{instance}"

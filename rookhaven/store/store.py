@@ -17,10 +17,11 @@ from .jobs import JobStore
 from .keys import Keys
 from .ledger import Ledger
 from .results import ResultStore
+from .verifications import VerificationLog
 
 
 class Store:
-    """Corpora, results, audits, jobs, ledger and heartbeats in one Redis under one prefix."""
+    """Corpora, results, audits, jobs, ledger, heartbeats and verifications in one Redis."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rookhaven", *,
                  chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time) -> None:
@@ -33,6 +34,7 @@ class Store:
         self.jobs = JobStore(self._ctx)
         self.ledger = Ledger(self._ctx)
         self.heartbeats = Heartbeats(self._ctx)
+        self.verifications = VerificationLog(self._ctx)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:

@@ -1,0 +1,85 @@
+"""``rookhaven verify``: replay stored results and compare bytes; exit 1 on any alarm.
+
+With no selection, a seeded sample of ROOKHAVEN_VERIFY_SAMPLE results is checked, like the
+nightly run. ``--history`` lists recent runs and alarms instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from ..config import Settings
+from ..core.canonical import canonical_bytes
+from ..store import Store
+from ..verification import Selection, VerificationRun, Verifier
+from .options import positive_int, write_line
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("verify", help="replay stored results and compare bytes",
+                                   description=__doc__)
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--all", action="store_true", help="check every stored result")
+    chosen.add_argument("--key", action="append", default=[], metavar="KEY",
+                        help="check this result key (repeatable)")
+    chosen.add_argument("--sample", type=positive_int,
+                        help="check a seeded sample of N results (default: "
+                             "ROOKHAVEN_VERIFY_SAMPLE)")
+    chosen.add_argument("--history", action="store_true", help="list recent runs and alarms")
+    parser.add_argument("--seed", help="sample seed (default: derived from the time; recorded)")
+    parser.add_argument("--corpus", help="only results over this corpus (name, digest, latest)")
+    parser.add_argument("--stratify", choices=("none", "corpus", "age"),
+                        help="spread the sample by corpus or month stored "
+                             "(default: ROOKHAVEN_VERIFY_STRATIFY)")
+    parser.add_argument("--json", action="store_true", help="print the run record as JSON")
+    parser.set_defaults(run=run)
+
+
+def summary(run: VerificationRun) -> str:
+    """A few lines a person reads: counts, the sample, then every non-match."""
+    lines = [f"verification {run.run_id}: {run.checked} checked, {run.matched} matched, "
+             f"{run.mismatched} mismatched, {run.drift} drift, {run.missing} not replayable; "
+             f"{run.alarms} alarm{'s' * (run.alarms != 1)}"]
+    if run.sample_seed is not None:
+        lines.append(f"sample seed {run.sample_seed!r}, stratified by "
+                     f"{run.selection.stratify}")
+    for v in run.verdicts:
+        if v.outcome == "match":
+            continue
+        label = "ALARM " + v.outcome if v.alarm else v.outcome
+        where = f" at {v.where}" if v.where else ""
+        engines = (f" ({v.stored_engine} -> {v.current_engine}"
+                   f"{', ranking changed' if v.changed else ', same bytes'})"
+                   if v.outcome == "drift" else "")
+        lines.append(f"  {label:<22} {v.key}{where}{engines}{'  ' + v.detail if v.detail else ''}")
+    return "\n".join(lines)
+
+
+def _progress(done: int, total: int) -> None:
+    if done == total or done % max(1, total // 20) == 0:
+        print(f"verify: {done}/{total} checked", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    store = Store.from_settings(settings)
+    if args.history:
+        history = {"runs": store.verifications.latest(), "alerts": store.verifications.alerts(20),
+                   "counters": store.verifications.counters()}
+        write_line(orjson.dumps(history, option=orjson.OPT_INDENT_2))
+        return 0
+    selection = Selection(
+        keys=args.key, all=args.all,
+        sample=None if (args.all or args.key) else (args.sample or settings.verify_sample),
+        seed=args.seed, corpus=args.corpus,
+        stratify=args.stratify or settings.verify_stratify,
+    )
+    result = Verifier(store, settings).run(selection, progress=_progress)
+    if args.json:
+        write_line(canonical_bytes(result))
+    else:
+        print(summary(result))
+    return 0 if result.clean else 1

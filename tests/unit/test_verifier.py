@@ -1,0 +1,121 @@
+"""The verifier on fakeredis: clean stores verify, tampering alarms, drift is only reported."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import fakeredis
+import orjson
+import pytest
+
+from rookhaven import Document, RetrievalRequest, Retriever, TfCosineProvider, canonical_bytes
+from rookhaven.config import Settings
+from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.store import Store
+from rookhaven.verification import Selection, Verifier
+from tests.unit.test_pipeline import Recorder
+
+DOCS = [Document(id=f"d{i:02d}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
+        for i in range(30)]
+QUERIES = ["crane and tide", "berth 2, delay", "tide 1 plus crane 3", "delay"]
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(provider="tfcosine", batch_size=10)
+
+
+@pytest.fixture
+def pipeline(settings: Settings) -> Iterator[Pipeline]:
+    client = fakeredis.FakeRedis()
+    pipe = Pipeline(Store(client, "v"), Recorder(Store(client, "v")), settings)
+    pipe.add_corpus(DOCS, "port")
+    refs = pipe.submit_many([RetrievalRequest(query=q, seed=f"s{i}")
+                             for i, q in enumerate(QUERIES)], "port")
+    Executor(pipe.store, settings).run([r.job_id for r in refs], "w")
+    yield pipe
+    client.close()
+
+
+def verifier(pipeline: Pipeline) -> Verifier:
+    return Verifier(pipeline.store, pipeline.settings, clock=lambda: 1_767_225_600.0)
+
+
+def keys(pipeline: Pipeline) -> list[str]:
+    return [k for k, _ in pipeline.store.audits.scan()]
+
+
+def test_an_untouched_store_verifies_clean(pipeline: Pipeline) -> None:
+    run = verifier(pipeline).run(Selection(all=True))
+    assert (run.checked, run.matched, run.alarms) == (4, 4, 0)
+    assert run.clean
+
+
+def test_one_tampered_result_byte_is_an_alarm_naming_the_key_and_field(pipeline: Pipeline) -> None:
+    key = keys(pipeline)[1]
+    redis_key = pipeline.store.keys.result(key)
+    data = pipeline.store.client.get(redis_key)
+    result = orjson.loads(data)
+    first_id = result["hits"][0]["id"]
+    at = data.index(b'"hits":')  # keys are sorted, so the embedded audit comes first
+    tampered = data[:at] + data[at:].replace(f'"id":"{first_id}"'.encode(), b'"id":"d99"', 1)
+    assert len(tampered) == len(data) and tampered != data
+    pipeline.store.client.set(redis_key, tampered)
+    run = verifier(pipeline).run(Selection(all=True))
+    (bad,) = [v for v in run.verdicts if v.alarm]
+    assert (bad.key, bad.outcome, bad.where) == (key, "mismatch", "hits[0].id")
+    assert run.alarms == 1 and run.matched == 3
+
+
+def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipeline) -> None:
+    key = keys(pipeline)[0]
+    redis_key = pipeline.store.keys.audit(key)
+    data = pipeline.store.client.get(redis_key)
+    pipeline.store.client.set(redis_key, data.replace(b'"version":"1.1"', b'"version":"0.9"'))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
+    assert verdict.outcome == "mismatch"
+    assert verdict.where is not None and "audit copies disagree" in verdict.where
+
+
+def test_a_result_from_another_engine_version_is_drift_without_an_alarm(
+        pipeline: Pipeline) -> None:
+    request = RetrievalRequest(query="crane 7 and berth 3", seed="old")
+    digest = pipeline.store.corpora.resolve("port")
+    spec = pipeline.spec(request, digest, "tfcosine")
+    pipeline.store.jobs.create(spec)
+    old = Retriever(DOCS, TfCosineProvider(version="0")).retrieve(request)
+    pipeline.store.results.put(spec.key, digest, canonical_bytes(old), canonical_bytes(old.audit))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[spec.key])).verdicts
+    assert (verdict.outcome, verdict.alarm) == ("drift", False)
+    assert (verdict.stored_engine, verdict.current_engine) == ("tfcosine 1.0", "tfcosine 1.1")
+    assert verdict.changed is True and verdict.where == "audit.engine.version"
+
+
+def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline) -> None:
+    digest = pipeline.store.corpora.resolve("port")
+    pipeline.store.client.delete(pipeline.store.keys.corpus_meta(digest))
+    run = verifier(pipeline).run(Selection(all=True))
+    assert {v.outcome for v in run.verdicts} == {"missing-corpus"}
+    assert run.alarms == 4
+
+
+def test_a_sample_records_its_seed_and_keys_and_redraws_the_same_keys(
+        pipeline: Pipeline) -> None:
+    first = verifier(pipeline).run(Selection(sample=2, seed="night-7"))
+    again = verifier(pipeline).run(Selection(sample=2, seed="night-7", stratify="none"))
+    assert first.sample_seed == "night-7" and len(first.keys) == 2
+    assert verifier(pipeline).choose(Selection(sample=2, seed="night-7")) == (first.keys,
+                                                                            "night-7")
+    assert len(again.keys) == 2
+
+
+def test_runs_alarms_and_counters_are_recorded_in_the_store(pipeline: Pipeline) -> None:
+    pipeline.store.client.set(pipeline.store.keys.result(keys(pipeline)[0]), b"{}")
+    run = verifier(pipeline).run(Selection(all=True))
+    log = pipeline.store.verifications
+    assert log.latest() == [run.run_id]
+    assert orjson.loads(log.get(run.run_id))["alarms"] == 1
+    (alert,) = log.alerts()
+    assert alert["key"] == keys(pipeline)[0] and alert["outcome"] == "mismatch"
+    assert log.counters() == {"verify_alarms": 1, "verify_checked": 4, "verify_drift": 0,
+                              "verify_matched": 3, "verify_runs": 1}
