@@ -41,7 +41,7 @@ class Worker:
         self.executor = Executor(store, settings)
         self.sent: list[str] = []
 
-    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+    def send(self, job_ids: Sequence[str], batch_size: int, *queue: str) -> None:
         self.sent += job_ids
         self.executor.run(job_ids, "w1")
 
