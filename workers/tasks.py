@@ -11,7 +11,7 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 
 from rookhaven.errors import InputError
-from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_SWEEP
+from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_NOOP, TASK_SWEEP
 
 from . import runtime
 from .application import app, settings
@@ -35,6 +35,13 @@ def run_job(job_id: str) -> list[str]:
 def run_batch(job_ids: list[str]) -> list[str]:
     """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
     return runtime.executor(settings, FATAL).run(_job_ids(job_ids), runtime.INSTANCE)
+
+
+@app.task(name=TASK_NOOP)
+def noop(tag: str) -> None:
+    """Count one call under ``<prefix>:bench:<tag>``: the queue's own floor for bench/."""
+    store = runtime.store(settings)
+    store.client.incr(f"{store.keys.prefix}:bench:{tag}")
 
 
 @app.task(name=TASK_SWEEP)

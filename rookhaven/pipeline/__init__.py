@@ -9,15 +9,25 @@ from __future__ import annotations
 from ..config import Settings
 from ..store import Store
 from .cache import RetrieverCache
-from .celeryconf import QUEUE, TASK_BATCH, TASK_JOB, TASK_SWEEP, celery_config
+from .celeryconf import (
+    QUEUE,
+    QUEUE_RECOVERY,
+    TASK_BATCH,
+    TASK_JOB,
+    TASK_NOOP,
+    TASK_SWEEP,
+    celery_config,
+)
 from .dispatch import CeleryDispatcher, Dispatcher
 from .executor import EngineMismatchError, Executor
 from .service import JobRef, Pipeline, SweepReport, WaitTimeoutError
 
 __all__ = [
     "QUEUE",
+    "QUEUE_RECOVERY",
     "TASK_BATCH",
     "TASK_JOB",
+    "TASK_NOOP",
     "TASK_SWEEP",
     "CeleryDispatcher",
     "Dispatcher",

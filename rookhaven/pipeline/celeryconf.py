@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kombu.entity import Queue
+
 from ..config import Settings
 from ..store.connection import check_url
 from ..store.keys import Keys
@@ -24,7 +26,12 @@ from ..store.keys import Keys
 TASK_JOB = "rookhaven.job"
 TASK_BATCH = "rookhaven.batch"
 TASK_SWEEP = "rookhaven.sweep"
+TASK_NOOP = "rookhaven.noop"  # does nothing but count: the queue's floor (bench/pipeline.py)
 QUEUE = "rookhaven"
+# Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
+# consume both and kombu alternates between non-empty queues, so a dead worker's jobs and
+# the sweeper itself are served within a task or two instead of after the whole backlog.
+QUEUE_RECOVERY = "rookhaven.recovery"
 
 
 def beat_file(settings: Settings) -> Path:
@@ -62,6 +69,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_time_limit": settings.task_time_limit,
         "task_soft_time_limit": settings.task_time_limit * 0.9,
         "task_default_queue": QUEUE,
+        "task_queues": [Queue(QUEUE, routing_key=QUEUE),  # type: ignore[no-untyped-call]
+                        Queue(QUEUE_RECOVERY,  # type: ignore[no-untyped-call]
+                              routing_key=QUEUE_RECOVERY)],
+        "task_routes": {TASK_SWEEP: {"queue": QUEUE_RECOVERY}},
         "task_publish_retry_policy": {
             "max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1,
         },

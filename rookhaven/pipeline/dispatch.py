@@ -15,14 +15,15 @@ from celery import Celery
 from ..config import Settings
 from ..errors import StoreUnavailableError
 from ..store.connection import redact
-from .celeryconf import TASK_BATCH, TASK_JOB, celery_config
+from .celeryconf import QUEUE, TASK_BATCH, TASK_JOB, celery_config
 
 
 class Dispatcher(Protocol):
     """Puts job ids on the queue."""
 
-    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
-        """Enqueue ``job_ids``: one job per message, or ``batch_size`` per batch message."""
+    def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
+        """Enqueue ``job_ids`` on ``queue``: one job per message, or ``batch_size`` per batch
+        message."""
         ...
 
 
@@ -39,19 +40,19 @@ class CeleryDispatcher:
         self.app.conf.update(celery_config(settings))
         self._where = redact(settings.redis_url or "")
 
-    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+    def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
         if not job_ids:
             return
         try:
             with self.app.producer_or_acquire() as producer:
                 if len(job_ids) == 1:
                     self.app.send_task(TASK_JOB, args=[job_ids[0]], task_id=job_ids[0],
-                                       producer=producer)
+                                       producer=producer, queue=queue)
                     return
                 for at in range(0, len(job_ids), batch_size):
                     chunk = list(job_ids[at: at + batch_size])
                     self.app.send_task(TASK_BATCH, args=[chunk], task_id=batch_id(chunk),
-                                       producer=producer)
+                                       producer=producer, queue=queue)
         except Exception as exc:  # kombu/redis raise many types; all mean "not enqueued"
             raise StoreUnavailableError(
                 f"could not enqueue {len(job_ids)} job(s) on the broker at {self._where}: "

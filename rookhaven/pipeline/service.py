@@ -19,6 +19,7 @@ from ..errors import RookhavenError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
 from .cache import RetrieverCache
+from .celeryconf import QUEUE_RECOVERY
 from .dispatch import Dispatcher
 
 # A running job is swept this long after its task's hard time limit, to let the pool
@@ -148,6 +149,6 @@ class Pipeline:
                 outcome[verdict].append(job.id)
             else:
                 skipped += 1
-        self.dispatcher.send(outcome["requeue"], s.batch_size)
+        self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
         return SweepReport(requeued=outcome["requeue"], done=outcome["done"],
                            failed=outcome["failed"], skipped=skipped)

@@ -24,7 +24,7 @@ class Recorder:
         self.store = store
         self.sent: list[list[str]] = []
 
-    def send(self, job_ids: Sequence[str], batch_size: int) -> None:
+    def send(self, job_ids: Sequence[str], batch_size: int, queue: str = "rookhaven") -> None:
         if not job_ids:
             return
         for job_id in job_ids:  # the record must exist before the message does

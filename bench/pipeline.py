@@ -1,0 +1,205 @@
+"""Throughput of the job pipeline versus the inline core, and worker-loss recovery time.
+
+Run by hand (not a test), against a Redis you name; it starts and stops its own workers
+and deletes its keys afterwards:
+
+    .venv/bin/python bench/pipeline.py --redis redis://127.0.0.1:6379/0 --jobs 5000
+
+Measured, in the same run and on the same requests:
+1. inline: one Retriever (index built once) answering every request in this process;
+2. bulk: the same requests through ``Pipeline.submit_many`` (batch messages) to one
+   ``celery -A workers worker -c N`` (N pool processes), until every job is done;
+3. single: a share of them as one message per job (batch size 1);
+4. floor: a no-op task, one message per call (the queue's own cost);
+5. recovery: SIGKILL the whole worker mid-run, start a new one, and time until every job
+   is done (from the new worker being ready).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rookhaven import Retriever  # noqa: E402
+from rookhaven.config import Settings  # noqa: E402
+from rookhaven.pipeline import TASK_NOOP, Pipeline, open_pipeline  # noqa: E402
+from tests.integration.workerfarm import FAST, documents, requests  # noqa: E402
+
+
+class Workers:
+    def __init__(self, env: dict[str, str], logs: Path) -> None:
+        self.env, self.logs = env, logs
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
+
+    def alive(self) -> set[bytes]:
+        pattern = f"{self.env['ROOKHAVEN_KEY_PREFIX']}:worker:*"
+        return set(self.client.scan_iter(match=pattern, count=1000))
+
+    def start(self, name: str, concurrency: int, beat: bool = False) -> subprocess.Popen[bytes]:
+        before = self.alive()
+        command = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-n",
+                   f"{name}@%h", "-c", str(concurrency), "-O", "fair", "-l", "warning",
+                   "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        env = dict(self.env)
+        if beat:
+            command.append("-B")
+            env["ROOKHAVEN_BEAT_SCHEDULE_FILE"] = str(self.logs / f"{name}-beat")
+        log = (self.logs / f"{name}.log").open("ab")
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log,
+                                start_new_session=True)
+        self.procs.append(proc)
+        until(lambda: self.alive() - before, 60, f"worker {name}")
+        return proc
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def until(condition: Any, timeout: float, what: str, interval: float = 0.02) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        time.sleep(interval)
+    return value
+
+
+def done_count(pipe: Pipeline, ids: list[str]) -> int:
+    client, keys = pipe.store.client, pipe.store.keys
+    total = 0
+    for at in range(0, len(ids), 5000):
+        p = client.pipeline(transaction=False)
+        for job_id in ids[at: at + 5000]:
+            p.hget(keys.job(job_id), "state")
+        total += sum(1 for s in p.execute() if s == b"done")
+    return total
+
+
+def through_queue(pipe: Pipeline, reqs: list[Any], tag: str) -> float:
+    started = time.perf_counter()
+    ids = [r.job_id for r in pipe.submit_many(reqs, "bench")]
+    until(lambda: done_count(pipe, ids) == len(ids), 600, f"{tag} jobs", interval=0.05)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis", default=os.environ.get("ROOKHAVEN_REDIS_URL",
+                                                          "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--jobs", type=int, default=5000)
+    parser.add_argument("--single", type=int, default=1000, help="jobs sent one per message")
+    parser.add_argument("--noop", type=int, default=2000, help="no-op tasks for the floor")
+    parser.add_argument("--docs", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=2, help="worker pool processes")
+    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--fast", action="store_true",
+                        help="the integration tests' short heartbeat and sweep intervals")
+    args = parser.parse_args()
+
+    prefix = f"rh-bench-{os.getpid()}"
+    logs = Path(f"/tmp/{prefix}")
+    logs.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
+    # Production defaults (heartbeat 10 s, sweep every 10 s), unless --fast.
+    env.update(FAST if args.fast else {"ROOKHAVEN_LOG_LEVEL": "warning"},
+               ROOKHAVEN_REDIS_URL=args.redis, ROOKHAVEN_KEY_PREFIX=prefix,
+               ROOKHAVEN_BATCH_SIZE=str(args.batch))
+    pipe = open_pipeline(Settings.from_mapping(env))
+    docs = documents(args.docs)
+    pipe.add_corpus(docs, "bench")
+    workers = Workers(env, logs)
+    rows: dict[str, float] = {}
+    try:
+        reqs = requests(args.jobs, tag="bulk-")
+        started = time.perf_counter()
+        inline = Retriever(docs, pipe.settings.provider)
+        built = time.perf_counter()
+        for request in reqs:
+            inline.retrieve(request)
+        rows["inline"] = args.jobs / (time.perf_counter() - built)
+        print(f"inline: index {built - started:.2f} s, {rows['inline']:.0f} requests/s",
+              flush=True)
+
+        worker = workers.start("bench", args.concurrency)
+        warm = requests(4 * args.concurrency, tag="warm-")
+        through_queue(pipe, warm, "warm-up")  # each pool process builds its index once
+        rows["bulk"] = args.jobs / through_queue(pipe, reqs, "bulk")
+        print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s", flush=True)
+
+        single = Pipeline(pipe.store, pipe.dispatcher,
+                          pipe.settings.with_overrides(batch_size=1))
+        singles = requests(args.single, tag="single-")
+        started = time.perf_counter()
+        ids = [single.submit(r, "bench").job_id for r in singles]
+        until(lambda: done_count(pipe, ids) == len(ids), 600, "single jobs", interval=0.05)
+        rows["single"] = args.single / (time.perf_counter() - started)
+        print(f"single (1/message): {rows['single']:.0f} jobs/s", flush=True)
+
+        counter = f"{prefix}:bench:noop"
+        started = time.perf_counter()
+        app = pipe.dispatcher.app  # type: ignore[attr-defined]
+        with app.producer_or_acquire() as producer:
+            for _ in range(args.noop):
+                app.send_task(TASK_NOOP, args=["noop"], producer=producer)
+        until(lambda: int(pipe.store.client.get(counter) or 0) >= args.noop, 600, "no-ops",
+              interval=0.05)
+        rows["noop"] = args.noop / (time.perf_counter() - started)
+        print(f"no-op floor (1/message): {rows['noop']:.0f} tasks/s", flush=True)
+
+        kill_reqs = requests(args.jobs, tag="kill-")
+        ids = [r.job_id for r in pipe.submit_many(kill_reqs, "bench")]
+        until(lambda: done_count(pipe, ids) >= len(ids) // 10, 600, "some jobs before kill")
+        killed_at = time.perf_counter()
+        workers.kill(worker)
+        records = pipe.store.jobs.get_many(ids)
+        at_kill = sum(1 for r in records if r is not None and r.state == "done")
+        orphans = [r.id for r in records if r is not None and r.state == "running"]
+        workers.start("rescuer", args.concurrency, beat=True)
+        ready = time.perf_counter()
+        until(lambda: done_count(pipe, orphans) == len(orphans), 600, "the killed jobs",
+              interval=0.05)
+        orphans_done = time.perf_counter()
+        until(lambda: done_count(pipe, ids) == len(ids), 600, "jobs after the kill",
+              interval=0.05)
+        finished = time.perf_counter()
+        print(f"recovery: killed with {at_kill}/{len(ids)} done and {len(orphans)} running; "
+              f"new worker ready {ready - killed_at:.1f} s after the kill; the killed "
+              f"worker's jobs done {orphans_done - ready:.1f} s after it was ready; "
+              f"everything done {finished - ready:.1f} s after it was ready")
+        print(f"ratios: bulk/inline {rows['bulk'] / rows['inline']:.2f}; "
+              f"single/inline {rows['single'] / rows['inline']:.2f}; "
+              f"bulk/noop-floor {rows['bulk'] / rows['noop']:.2f}; "
+              f"single/noop-floor {rows['single'] / rows['noop']:.2f}")
+    finally:
+        workers.stop()
+        keys = list(pipe.store.client.scan_iter(match=f"{prefix}*", count=1000))
+        for at in range(0, len(keys), 1000):
+            pipe.store.client.delete(*keys[at: at + 1000])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""A dispatcher that runs jobs in this process instead of enqueuing them.
+
+Jobs still go through the ledger and the store exactly as on a worker (same Executor, same
+write-once keys), so results made inline are indistinguishable from the workers' results.
+Used where no worker runs: bulk re-ranking with ``--inline``, the demo, benchmarks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .celeryconf import QUEUE
+from .executor import Executor
+
+
+class InlineDispatcher:
+    """Runs each batch of job ids at once with ``executor``."""
+
+    def __init__(self, executor: Executor, worker: str = "inline") -> None:
+        self.executor = executor
+        self.worker = worker
+
+    def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
+        for at in range(0, len(job_ids), batch_size):
+            self.executor.run(list(job_ids[at: at + batch_size]), self.worker)
