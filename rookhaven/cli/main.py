@@ -30,6 +30,7 @@ SUBCOMMANDS = (
     "result",
     "sweep",
     "verify",
+    "rerank",
 )
 
 

@@ -98,6 +98,14 @@ class Keys:
         """Hash: monotonically increasing counters (verifications, matches, alarms)."""
         return f"{self.prefix}:counters"
 
+    def rerank(self, run_id: str) -> str:
+        """Hash: a re-ranking run's spec, total, chunk count and summary."""
+        return f"{self.prefix}:rerank:{run_id}"
+
+    def rerank_chunks(self, run_id: str) -> str:
+        """Hash: chunk index -> that chunk's report rows (JSON lines), once it finished."""
+        return f"{self.prefix}:rerank:{run_id}:chunks"
+
     def worker(self, instance: str) -> str:
         """String with a TTL: present while the worker instance is alive."""
         return f"{self.prefix}:worker:{instance}"

@@ -16,6 +16,7 @@ from .heartbeats import Heartbeats
 from .jobs import JobStore
 from .keys import Keys
 from .ledger import Ledger
+from .reranks import RerankLog
 from .results import ResultStore
 from .verifications import VerificationLog
 
@@ -35,6 +36,7 @@ class Store:
         self.ledger = Ledger(self._ctx)
         self.heartbeats = Heartbeats(self._ctx)
         self.verifications = VerificationLog(self._ctx)
+        self.reranks = RerankLog(self._ctx)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:

@@ -1,0 +1,145 @@
+"""``rookhaven rerank``: replay historical queries against a new corpus and/or engine, and
+report what changed per query (JSON lines) and in all (a short summary).
+
+Historical queries come from stored results (``--corpus``, ``--since``, ``--until``,
+``--limit``) or from a JSON-lines file of requests (``--requests FILE --baseline REF``).
+Work goes through the workers in chunks (``--inline`` runs it here, through the same
+pipeline). A stopped run resumes with ``--resume RUN_ID`` without redoing finished chunks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..config import Settings
+from ..core.canonical import canonical_bytes
+from ..errors import InputError
+from ..pipeline import Executor, Pipeline, open_pipeline
+from ..pipeline.inline import InlineDispatcher
+from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
+from .options import positive_int
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("rerank", help="re-run historical queries and report changes",
+                                   description=__doc__)
+    parser.add_argument("--corpus", help="only results over this corpus (name, digest, latest)")
+    parser.add_argument("--since", type=moment, help="stored at or after (ISO 8601 or Unix s)")
+    parser.add_argument("--until", type=moment, help="stored at or before (default: now)")
+    parser.add_argument("--limit", type=positive_int, help="at most N historical queries")
+    parser.add_argument("--requests", type=Path, help="JSON-lines file of requests instead")
+    parser.add_argument("--baseline", help="with --requests: the corpus they first ran on")
+    parser.add_argument("--to-corpus", help="target corpus (default: each query's own)")
+    parser.add_argument("--provider", help="target provider (default: each query's own)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="target provider parameter, VALUE as JSON (repeatable)")
+    parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
+    parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
+    parser.add_argument("--out", type=Path, help="report file (default: RUN_ID.jsonl)")
+    parser.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
+    parser.add_argument("--wait-timeout", type=float, default=600.0,
+                        help="seconds to wait for one chunk's jobs")
+    parser.set_defaults(run=run)
+
+
+def moment(raw: str) -> float:
+    """Unix seconds from a number or an ISO 8601 time (UTC when no zone is given)."""
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected ISO 8601 or Unix seconds, got {raw!r}") from None
+    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+
+
+def _param(raw: str) -> tuple[str, Any]:
+    name, sep, value = raw.partition("=")
+    if not sep or not name:
+        raise InputError(f"--param takes NAME=VALUE, got {raw!r}")
+    try:
+        return name, orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return name, value
+
+
+def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
+    store = pipeline.store
+    target = store.corpora.resolve(args.to_corpus) if args.to_corpus else None
+    common = {"target_corpus": target, "provider": args.provider,
+              "params": dict(_param(p) for p in args.param), "chunk": args.chunk}
+    if args.requests is not None:
+        lines = args.requests.read_text(encoding="utf-8").splitlines()
+        requests = []
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                try:
+                    requests.append(orjson.loads(line))
+                except orjson.JSONDecodeError as exc:
+                    raise InputError(f"{args.requests}: line {number}: not valid JSON "
+                                     f"({exc.msg})") from None
+        return RerankSpec(source="file", requests=requests, baseline=args.baseline, **common)
+    if target is None and args.provider is None:
+        raise InputError("nothing to compare against: give --to-corpus and/or --provider")
+    return RerankSpec(source="audits",
+                      corpus=store.corpora.resolve(args.corpus) if args.corpus else None,
+                      since=args.since, until=args.until if args.until else store.now(),
+                      limit=args.limit, **common)
+
+
+class ProgressLine:
+    """done / total, rate and ETA on stderr."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        rate = done / elapsed
+        eta = (total - done) / rate if rate else float("inf")
+        print(f"rerank: {done}/{total} queries, {rate:.0f} q/s, ETA {eta:.0f} s",
+              file=sys.stderr, flush=True)
+
+
+def summary_text(summary: RerankSummary, out: Path) -> str:
+    def show(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+    return "\n".join([
+        f"re-ranking {summary.run_id}: {summary.queries} queries, {summary.compared} compared, "
+        f"{summary.failed} failed",
+        f"  unchanged {summary.unchanged}, changed {summary.changed}; mean overlap@k "
+        f"{show(summary.mean_overlap_at_k)}, Kendall's tau {show(summary.mean_kendall_tau)}, "
+        f"RBO {show(summary.mean_rbo)}",
+        f"  documents gained {summary.documents_gained}, lost {summary.documents_lost}; "
+        f"largest rank displacement {summary.max_displacement}",
+        f"  report: {out}",
+    ])
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    pipeline = open_pipeline(settings)
+    if args.inline:
+        pipeline = Pipeline(pipeline.store, InlineDispatcher(Executor(pipeline.store, settings)),
+                            settings)
+    reranker = Reranker(pipeline, wait_timeout=args.wait_timeout)
+    run_id = args.resume or reranker.start(spec_from(args, pipeline))
+    print(f"rerank: run {run_id}", file=sys.stderr, flush=True)
+    rows = reranker.run(run_id, progress=ProgressLine())
+    summary = summarize(run_id, rows)
+    pipeline.store.reranks.set_summary(run_id, canonical_bytes(summary))
+    out = args.out or Path(f"{run_id}.jsonl")
+    with out.open("wb") as handle:
+        for row in rows:
+            handle.write(canonical_bytes(row) + b"\n")
+    print(summary_text(summary, out))
+    return 0 if summary.failed == 0 else 1

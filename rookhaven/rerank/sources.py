@@ -1,0 +1,52 @@
+"""Where historical queries come from: stored results (via their job records) or a file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..models import RetrievalRequest
+from ..store import Store
+from .models import RerankSpec
+
+
+@dataclass(frozen=True)
+class Historical:
+    """A query as it was first run: its request, corpus and engine, and its stored result."""
+
+    request: RetrievalRequest
+    corpus_digest: str
+    provider: str
+    params: dict[str, Any]
+    old_key: str | None
+
+
+def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
+    """The stored results ``spec`` selects, oldest first, and how many had no job record."""
+    corpus = store.corpora.resolve(spec.corpus) if spec.corpus else None
+    keys = [k for k, _ in store.audits.scan(corpus=corpus, since=spec.since, until=spec.until)]
+    if spec.limit is not None:
+        keys = keys[: spec.limit]
+    found: list[Historical] = []
+    skipped = 0
+    for at in range(0, len(keys), 1000):
+        page = keys[at: at + 1000]
+        for key, job in zip(page, store.jobs.get_many(page), strict=True):
+            if job is None:
+                skipped += 1
+                continue
+            found.append(Historical(request=job.request, corpus_digest=job.corpus_digest,
+                                    provider=job.provider, params=job.params, old_key=key))
+    return found, skipped
+
+
+def from_requests(store: Store, spec: RerankSpec, default_provider: str) -> list[Historical]:
+    """The file's requests, each first run over the baseline corpus."""
+    if spec.baseline is None:
+        raise InputError("re-ranking requests from a file needs --baseline REF: the corpus "
+                         "the requests were first run against")
+    digest = store.corpora.resolve(spec.baseline)
+    return [Historical(request=RetrievalRequest.model_validate(raw), corpus_digest=digest,
+                       provider=default_provider, params={}, old_key=None)
+            for raw in spec.requests]

@@ -1,0 +1,46 @@
+"""Bulk re-ranking runs: their specs and finished chunks, so a run resumes where it stopped."""
+
+from __future__ import annotations
+
+from ..errors import NotFoundError
+from .connection import translated
+from .context import StoreContext, text
+
+
+class RerankLog:
+    """Re-ranking runs by id."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def create(self, run_id: str, spec: bytes, total: int, chunks: int) -> None:
+        """Record a run's spec once; a run id that exists keeps what it had."""
+        k = self._ctx.keys
+        with translated(self._ctx.client, f"recording re-ranking run {run_id}"):
+            self._ctx.client.hsetnx(k.rerank(run_id), "spec", spec)
+            self._ctx.client.hsetnx(k.rerank(run_id), "total", total)
+            self._ctx.client.hsetnx(k.rerank(run_id), "chunks", chunks)
+
+    def spec(self, run_id: str) -> bytes:
+        """The spec a run was started with, or NotFoundError."""
+        with translated(self._ctx.client, f"reading re-ranking run {run_id}"):
+            value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "spec")
+        if value is None:
+            raise NotFoundError(f"no re-ranking run {run_id!r}; start one with "
+                                "`rookhaven rerank` (it prints the run id)")
+        return bytes(value)
+
+    def finish_chunk(self, run_id: str, index: int, rows: bytes) -> None:
+        """Keep a finished chunk's report rows; the chunk is then never redone."""
+        with translated(self._ctx.client, f"recording chunk {index} of {run_id}"):
+            self._ctx.client.hset(self._ctx.keys.rerank_chunks(run_id), str(index), rows)
+
+    def finished(self, run_id: str) -> dict[int, bytes]:
+        """Every finished chunk's rows by index."""
+        with translated(self._ctx.client, f"reading chunks of {run_id}"):
+            raw = self._ctx.client.hgetall(self._ctx.keys.rerank_chunks(run_id))
+        return {int(text(i)): bytes(rows) for i, rows in raw.items()}
+
+    def set_summary(self, run_id: str, summary: bytes) -> None:
+        with translated(self._ctx.client, f"recording summary of {run_id}"):
+            self._ctx.client.hset(self._ctx.keys.rerank(run_id), "summary", summary)

@@ -1,0 +1,109 @@
+"""Bulk re-ranking on fakeredis, inline: rows match a direct computation; runs resume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+
+from rookhaven import Document, RetrievalRequest, retrieve
+from rookhaven.config import Settings
+from rookhaven.core.compare import compare_rankings
+from rookhaven.errors import InputError
+from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.rerank import Reranker, RerankSpec, summarize
+from rookhaven.store import Store
+
+OLD = [Document(id=f"d{i:02d}", text=f"crane {i % 5} berth {i % 4} tide {i % 3} delay")
+       for i in range(40)]
+# The next version: a third of the documents reworded, some removed, some added.
+NEW = ([d.model_copy(update={"text": d.text.replace("crane", "gantry")}) if i % 3 == 0 else d
+        for i, d in enumerate(OLD) if i % 7 != 6]
+       + [Document(id=f"n{i}", text=f"crane {i} tide delay delay") for i in range(5)])
+REQUESTS = [RetrievalRequest(query=f"crane {i % 5} and tide {i % 3}", recallBudget=1 + i % 6,
+                             seed=f"s{i}") for i in range(23)]
+
+
+@pytest.fixture
+def pipeline() -> Iterator[Pipeline]:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "r")
+    settings = Settings(provider="tfcosine", batch_size=5)
+    pipe = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    pipe.add_corpus(OLD, "port")
+    pipe.submit_many(REQUESTS, "port")
+    pipe.add_corpus(NEW, "port")
+    yield pipe
+    client.close()
+
+
+def spec(pipe: Pipeline, chunk: int = 4) -> RerankSpec:
+    return RerankSpec(source="audits", corpus=pipe.store.corpora.resolve("port@1"),
+                      target_corpus=pipe.store.corpora.resolve("port@2"), chunk=chunk)
+
+
+def test_every_row_matches_a_direct_comparison_of_old_and_new_rankings(
+        pipeline: Pipeline) -> None:
+    reranker = Reranker(pipeline)
+    rows = reranker.run(reranker.start(spec(pipeline)))
+    assert len(rows) == len(REQUESTS)
+    by_query = {(r.query, r.seed): r for r in rows}
+    for request in REQUESTS:
+        old = [h.id for h in retrieve(request, OLD, "tfcosine").hits]
+        new = [h.id for h in retrieve(request, NEW, "tfcosine").hits]
+        row = by_query[(request.query, request.seed)]
+        assert row.status == "ok"
+        assert row.change == compare_rankings(old, new, request.recall_budget).as_dict()
+    summary = summarize("x", rows)
+    assert summary.compared == len(REQUESTS) and summary.failed == 0
+    assert summary.changed == sum(not r.change["unchanged"] for r in rows if r.change)
+    assert summary.changed > 0 and summary.unchanged > 0
+
+
+def test_the_new_results_are_stored_like_any_other_job(pipeline: Pipeline) -> None:
+    reranker = Reranker(pipeline)
+    rows = reranker.run(reranker.start(spec(pipeline)))
+    for row in rows:
+        assert row.new_key is not None
+        assert pipeline.store.jobs.get(row.new_key).state == "done"
+        assert pipeline.store.results.exists(row.new_key)
+
+
+def test_a_stopped_run_resumes_without_redoing_finished_chunks(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    reranker = Reranker(pipeline)
+    run_id = reranker.start(spec(pipeline, chunk=5))
+    real_chunk = reranker._chunk
+    calls: list[int] = []
+    fail_third = [True]
+
+    def stopping(spec: RerankSpec, items: list, offset: int):  # type: ignore[no-untyped-def]
+        calls.append(offset)
+        if fail_third[0] and len(calls) == 3:
+            raise ConnectionError("redis went away in the third chunk")
+        return real_chunk(spec, items, offset)
+
+    monkeypatch.setattr(reranker, "_chunk", stopping)
+    with pytest.raises(ConnectionError):
+        reranker.run(run_id)
+    calls.clear()
+    fail_third[0] = False
+    rows = reranker.run(run_id)
+    assert calls == [10, 15, 20]
+    assert [r.index for r in rows] == list(range(len(REQUESTS)))
+    assert Reranker(pipeline).start(spec(pipeline, chunk=5)) == run_id
+
+
+def test_requests_from_a_file_need_their_baseline_corpus(pipeline: Pipeline) -> None:
+    file_spec = RerankSpec(source="file", requests=[{"query": "crane"}],
+                           target_corpus=pipeline.store.corpora.resolve("port@2"))
+    with pytest.raises(InputError, match="--baseline"):
+        Reranker(pipeline).start(file_spec)
+    with_baseline = file_spec.model_copy(update={"baseline": "port@1"})
+    reranker = Reranker(pipeline)
+    (row,) = reranker.run(reranker.start(with_baseline))
+    old = [h.id for h in retrieve(RetrievalRequest(query="crane"), OLD, "tfcosine").hits]
+    new = [h.id for h in retrieve(RetrievalRequest(query="crane"), NEW, "tfcosine").hits]
+    assert row.change == compare_rankings(old, new, 10).as_dict()
