@@ -19,14 +19,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import redis
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -34,49 +30,7 @@ sys.path.insert(0, str(ROOT))
 from rookhaven import Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.pipeline import TASK_NOOP, Pipeline, open_pipeline  # noqa: E402
-from tests.integration.workerfarm import FAST, documents, requests  # noqa: E402
-
-
-class Workers:
-    def __init__(self, env: dict[str, str], logs: Path) -> None:
-        self.env, self.logs = env, logs
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
-
-    def alive(self) -> set[bytes]:
-        pattern = f"{self.env['ROOKHAVEN_KEY_PREFIX']}:worker:*"
-        return set(self.client.scan_iter(match=pattern, count=1000))
-
-    def start(self, name: str, concurrency: int, beat: bool = False) -> subprocess.Popen[bytes]:
-        before = self.alive()
-        command = [sys.executable, "-m", "celery", "-A", "workers", "worker", "-n",
-                   f"{name}@%h", "-c", str(concurrency), "-O", "fair", "-l", "warning",
-                   "--without-gossip", "--without-mingle", "--without-heartbeat"]
-        env = dict(self.env)
-        if beat:
-            command.append("-B")
-            env["ROOKHAVEN_BEAT_SCHEDULE_FILE"] = str(self.logs / f"{name}-beat")
-        log = (self.logs / f"{name}.log").open("ab")
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log,
-                                start_new_session=True)
-        self.procs.append(proc)
-        until(lambda: self.alive() - before, 60, f"worker {name}")
-        return proc
-
-    def kill(self, proc: subprocess.Popen[bytes]) -> None:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+from tests.integration.workerfarm import FAST, WorkerFarm, documents, requests  # noqa: E402
 
 
 def until(condition: Any, timeout: float, what: str, interval: float = 0.02) -> Any:
@@ -131,7 +85,7 @@ def main() -> None:
     pipe = open_pipeline(Settings.from_mapping(env))
     docs = documents(args.docs)
     pipe.add_corpus(docs, "bench")
-    workers = Workers(env, logs)
+    workers = WorkerFarm(env, logs)
     rows: dict[str, float] = {}
     try:
         reqs = requests(args.jobs, tag="bulk-")
@@ -195,7 +149,7 @@ def main() -> None:
               f"bulk/noop-floor {rows['bulk'] / rows['noop']:.2f}; "
               f"single/noop-floor {rows['single'] / rows['noop']:.2f}")
     finally:
-        workers.stop()
+        workers.stop_all()
         keys = list(pipe.store.client.scan_iter(match=f"{prefix}*", count=1000))
         for at in range(0, len(keys), 1000):
             pipe.store.client.delete(*keys[at: at + 1000])
