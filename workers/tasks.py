@@ -11,7 +11,8 @@ from typing import Any
 from celery.exceptions import SoftTimeLimitExceeded
 
 from rookhaven.errors import InputError
-from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_NOOP, TASK_SWEEP
+from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_NOOP, TASK_SWEEP, TASK_VERIFY
+from rookhaven.verification import Selection, Verifier
 
 from . import runtime
 from .application import app, settings
@@ -50,3 +51,13 @@ def sweep() -> dict[str, Any]:
     report = runtime.pipeline(settings).sweep()
     return {"requeued": len(report.requeued), "done": len(report.done),
             "failed": len(report.failed), "skipped": report.skipped}
+
+
+@app.task(name=TASK_VERIFY)
+def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
+    """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
+    selection = Selection(sample=sample or settings.verify_sample, seed=seed,
+                          stratify=settings.verify_stratify)
+    run = Verifier(runtime.store(settings), settings).run(selection)
+    return {"run_id": run.run_id, "checked": run.checked, "matched": run.matched,
+            "alarms": run.alarms, "drift": run.drift}

@@ -16,6 +16,7 @@ from .celeryconf import (
     TASK_JOB,
     TASK_NOOP,
     TASK_SWEEP,
+    TASK_VERIFY,
     celery_config,
 )
 from .dispatch import CeleryDispatcher, Dispatcher
@@ -29,6 +30,7 @@ __all__ = [
     "TASK_JOB",
     "TASK_NOOP",
     "TASK_SWEEP",
+    "TASK_VERIFY",
     "CeleryDispatcher",
     "Dispatcher",
     "EngineMismatchError",

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from celery.schedules import crontab
 from kombu.entity import Queue
 
 from ..config import Settings
@@ -26,6 +27,7 @@ from ..store.keys import Keys
 TASK_JOB = "rookhaven.job"
 TASK_BATCH = "rookhaven.batch"
 TASK_SWEEP = "rookhaven.sweep"
+TASK_VERIFY = "rookhaven.verify"
 TASK_NOOP = "rookhaven.noop"  # does nothing but count: the queue's floor (bench/pipeline.py)
 QUEUE = "rookhaven"
 # Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
@@ -39,6 +41,12 @@ def beat_file(settings: Settings) -> Path:
     if settings.beat_schedule_file is not None:
         return settings.beat_schedule_file
     return Path(tempfile.gettempdir()) / f"rookhaven-beat-{settings.key_prefix}"
+
+
+def nightly(at: str) -> crontab:
+    """A daily crontab at ``at`` (HH:MM, UTC: the app's timezone is UTC)."""
+    hour, minute = at.split(":")
+    return crontab(hour=int(hour), minute=int(minute))
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -72,7 +80,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "task_queues": [Queue(QUEUE, routing_key=QUEUE),  # type: ignore[no-untyped-call]
                         Queue(QUEUE_RECOVERY,  # type: ignore[no-untyped-call]
                               routing_key=QUEUE_RECOVERY)],
-        "task_routes": {TASK_SWEEP: {"queue": QUEUE_RECOVERY}},
+        # The nightly verifier goes with the sweeps so a backlog cannot delay it for hours.
+        "task_routes": {TASK_SWEEP: {"queue": QUEUE_RECOVERY},
+                        TASK_VERIFY: {"queue": QUEUE_RECOVERY}},
+        "timezone": "UTC",
+        "enable_utc": True,
         "task_publish_retry_policy": {
             "max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1,
         },
@@ -85,6 +97,12 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 "schedule": settings.sweep_interval,
                 # A sweep nobody ran in time is replaced by the next, never queued up.
                 "options": {"expires": settings.sweep_interval},
+            },
+            "rookhaven-verify": {
+                "task": TASK_VERIFY,
+                "schedule": nightly(settings.verify_at),
+                # A night missed (beat down) is skipped, not run late at a busy hour.
+                "options": {"expires": 6 * 3600},
             },
         },
         "beat_schedule_filename": str(beat_file(settings)),
