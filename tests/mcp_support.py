@@ -20,7 +20,7 @@ from typing import Any
 from mcp_types import CallToolResult
 
 from rookhaven.config import Settings
-from rookhaven.core.canonical import canonical_bytes, sha256_digest
+from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import NotFoundError, StoreUnavailableError
 from rookhaven.models import Audit, RetrievalRequest, RetrievalResult
 from rookhaven.server.backend import InlineBackend, Retrieval
@@ -107,15 +107,14 @@ class MemoryBackend:
         return self.result(key).audit
 
     def verify(self, key: str) -> VerifyOutput:
-        stored = self.stored.get(key) if not self.down else None
-        audit = self.audit(key)
+        stored = self.result(key)
+        audit = stored.audit
         request = RetrievalRequest(query=audit.query, recall_budget=audit.recall_budget,
                                    seed=audit.seed, decompose=audit.decompose)
-        replayed = canonical_bytes(self.inline.retriever().retrieve(request))
-        assert stored is not None
-        return VerifyOutput(result_key=key, match=replayed == stored,
-                            stored_digest=sha256_digest(stored),
-                            replayed_digest=sha256_digest(replayed), detail="whole result")
+        same = canonical_bytes(self.inline.retriever().retrieve(request)) == \
+            self.stored[key]
+        return VerifyOutput(result_key=key, match=same, outcome="match" if same else "mismatch",
+                            alarm=not same, where=None if same else "hits")
 
     def corpora(self) -> CorporaOutput:
         self._reachable()

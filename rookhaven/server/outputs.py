@@ -61,13 +61,17 @@ class AuditOutput(BaseModel):
 
 
 class VerifyOutput(BaseModel):
-    """The outcome of replaying one stored result against its recorded inputs."""
+    """The verifier's verdict on replaying one stored result (rookhaven.verification)."""
 
     result_key: str
-    match: bool
-    stored_digest: str = Field(description="sha256 of the stored canonical bytes")
-    replayed_digest: str = Field(description="sha256 of the bytes the replay produced")
-    detail: str = Field(description="what was compared, or where the two first differ")
+    match: bool = Field(description="true when the replay gave the stored bytes")
+    outcome: str = Field(description="match, mismatch, drift (made by another engine "
+                                     "version), missing-corpus or no-recipe")
+    alarm: bool = Field(description="true when an operator should look (drift is not one)")
+    where: str | None = Field(default=None, description="first differing field, e.g. hits[2].id")
+    stored_engine: str | None = None
+    current_engine: str | None = None
+    detail: str = ""
 
 
 class CorpusInfo(BaseModel):

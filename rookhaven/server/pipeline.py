@@ -4,23 +4,20 @@ that goes through the workers when any are alive and ranks in this server otherw
 Workers prove they are alive with heartbeat keys (rookhaven.store.heartbeats); with none,
 queueing a job would only make the caller wait for the sweeper, so ``retrieve`` ranks the
 stored corpus here and says so in its metadata. Either way the result bytes are the same.
+``verify_result`` is the nightly verifier's replay (rookhaven.verification), one key at a time.
 """
 
 from __future__ import annotations
 
 import threading
 
-import orjson
-
 from ..config import Settings
-from ..core.canonical import canonical_bytes, sha256_digest
-from ..core.identity import result_key
-from ..core.jsondiff import hits_first
 from ..errors import NotFoundError, RookhavenError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from ..pipeline import Pipeline, RetrieverCache, open_pipeline
+from ..pipeline import Pipeline, open_pipeline
 from ..store.connection import translated
 from ..store.records import JobRecord
+from ..verification import Replayer
 from .backend import InlineBackend, Retrieval
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
 
@@ -46,7 +43,10 @@ class PipelineBackend:
         self.settings = settings
         # How long retrieve waits for a worker before giving the job id back as an error (s).
         self.wait = settings.task_time_limit if wait is None else wait
-        self._indexes = RetrieverCache(self.store.corpora.load, settings.index_cache_size)
+        # One index cache (the replayer's executor's) for replays and inline ranking; the
+        # lock keeps two threads from building the same index at once.
+        self._replayer = Replayer(self.store, settings)
+        self._indexes = self._replayer.executor.cache
         self._lock = threading.Lock()
         self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "
                                    "ROOKHAVEN_CORPUS_PATH file in this server")
@@ -111,22 +111,15 @@ class PipelineBackend:
         return Audit.model_validate_json(self.pipeline.audit(key))
 
     def verify(self, key: str) -> VerifyOutput:
-        stored = self.pipeline.result(key)
-        spec = self.pipeline.job(key).spec  # a job's id is its result key
+        """The nightly verifier's replay of one key, so both always agree on a verdict."""
         with self._lock:
-            retriever = self._indexes.get(spec.corpus_digest, spec.provider, spec.params)
-        replayed = canonical_bytes(retriever.retrieve(spec.request))
-        if replayed == stored:
-            detail = "byte-identical: the replay gave the stored bytes"
-        else:
-            where = hits_first(orjson.loads(stored), orjson.loads(replayed)) or "(bytes only)"
-            detail = f"first difference at {where}"
-            if result_key(spec.request, spec.corpus_digest, retriever.identity) != key:
-                detail += ("; this server's engine or configuration differs from the one "
-                           "that stored the result")
-        return VerifyOutput(result_key=key, match=replayed == stored,
-                            stored_digest=sha256_digest(stored),
-                            replayed_digest=sha256_digest(replayed), detail=detail)
+            verdict = self._replayer.replay(key)
+        if verdict.outcome == "missing-result":
+            raise NotFoundError(verdict.detail)
+        return VerifyOutput(result_key=key, match=verdict.outcome == "match",
+                            outcome=verdict.outcome, alarm=verdict.alarm, where=verdict.where,
+                            stored_engine=verdict.stored_engine,
+                            current_engine=verdict.current_engine, detail=verdict.detail)
 
     def corpora(self) -> CorporaOutput:
         entries = self.store.corpora.entries()

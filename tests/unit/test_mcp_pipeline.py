@@ -120,7 +120,7 @@ async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
     audit = ok(await client.call_tool("get_audit", {"resultKey": job["result_key"]}))
     assert audit["audit"] == stored["result"]["audit"]
     verdict = ok(await client.call_tool("verify_result", {"resultKey": job["result_key"]}))
-    assert verdict["match"] is True and "byte-identical" in verdict["detail"]
+    assert verdict | {"match": True, "outcome": "match", "alarm": False} == verdict
 
 
 async def test_verify_names_the_first_difference_of_tampered_bytes(
@@ -132,8 +132,21 @@ async def test_verify_names_the_first_difference_of_tampered_bytes(
     tampered["hits"][0]["id"] = "d999"
     store.client.set(redis_key, canonical_bytes(tampered))
     verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
-    assert verdict["match"] is False
-    assert verdict["detail"].startswith("first difference at hits[0].id")
+    assert verdict | {"match": False, "outcome": "mismatch", "alarm": True,
+                      "where": "hits[0].id"} == verdict
+
+
+async def test_verify_catches_an_audit_copy_edited_to_look_like_drift(
+        client: Client, store: Store) -> None:
+    job = ok(await client.call_tool("submit_retrieval", QUERY))
+    key = job["result_key"]
+    redis_key = store.keys.result(key)
+    tampered = orjson.loads(store.client.get(redis_key))
+    tampered["audit"]["engine"]["version"] = "0.0"
+    store.client.set(redis_key, canonical_bytes(tampered))
+    verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
+    assert verdict["outcome"] == "mismatch" and verdict["alarm"] is True
+    assert verdict["where"].startswith("audit copies disagree")
 
 
 async def test_list_corpora_shows_the_store_and_the_file(client: Client) -> None:
@@ -159,7 +172,7 @@ async def test_a_corpus_only_in_the_file_is_ranked_from_the_file(
     ("get_job", {"jobId": "sha256:00"}, "sha256:00"),
     ("get_result", {"resultKey": "sha256:00"}, "no result stored under 'sha256:00'"),
     ("get_audit", {"resultKey": "sha256:00"}, "no audit stored"),
-    ("verify_result", {"resultKey": "sha256:00"}, "sha256:00"),
+    ("verify_result", {"resultKey": "sha256:00"}, "no result stored under 'sha256:00'"),
     ("retrieve", {"query": "crane", "corpus": "atlantis"}, "no corpus named 'atlantis'"),
 ])
 async def test_unknown_things_are_tool_errors(

@@ -207,7 +207,7 @@ async def test_submit_then_get_job_result_and_audit(piped: Client) -> None:
 async def test_verify_reports_a_match_for_an_untouched_result(piped: Client) -> None:
     job = ok(await piped.call_tool("submit_retrieval", {"query": "tide windows"}))
     out = ok(await piped.call_tool("verify_result", {"resultKey": job["result_key"]}))
-    assert out["match"] is True and out["stored_digest"] == out["replayed_digest"]
+    assert out["match"] is True and out["outcome"] == "match" and out["alarm"] is False
 
 
 async def test_verify_reports_a_mismatch_for_tampered_bytes(
@@ -216,7 +216,7 @@ async def test_verify_reports_a_mismatch_for_tampered_bytes(
     key = job["result_key"]
     memory.stored[key] = memory.stored[key].replace(b'"rank":1', b'"rank":9')
     out = ok(await piped.call_tool("verify_result", {"resultKey": key}))
-    assert out["match"] is False and out["stored_digest"] != out["replayed_digest"]
+    assert out["match"] is False and out["outcome"] == "mismatch" and out["alarm"] is True
 
 
 async def test_list_corpora_over_a_pipeline_says_so(piped: Client) -> None:
