@@ -3,7 +3,7 @@ here, submit and read back, replay, and a Redis that is down."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,28 +123,33 @@ async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
     assert verdict | {"match": True, "outcome": "match", "alarm": False} == verdict
 
 
-async def test_verify_names_the_first_difference_of_tampered_bytes(
-        client: Client, store: Store) -> None:
-    job = ok(await client.call_tool("submit_retrieval", QUERY))
-    key = job["result_key"]
+async def verify_after_tampering(client: Client, store: Store,
+                                 edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Submit QUERY, edit its stored result bytes with ``edit``, and verify it."""
+    key = ok(await client.call_tool("submit_retrieval", QUERY))["result_key"]
     redis_key = store.keys.result(key)
     tampered = orjson.loads(store.client.get(redis_key))
-    tampered["hits"][0]["id"] = "d999"
+    edit(tampered)
     store.client.set(redis_key, canonical_bytes(tampered))
-    verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
+    return ok(await client.call_tool("verify_result", {"resultKey": key}))
+
+
+async def test_verify_names_the_first_difference_of_tampered_bytes(
+        client: Client, store: Store) -> None:
+    def rename_first_hit(result: dict[str, Any]) -> None:
+        result["hits"][0]["id"] = "d999"
+
+    verdict = await verify_after_tampering(client, store, rename_first_hit)
     assert verdict | {"match": False, "outcome": "mismatch", "alarm": True,
                       "where": "hits[0].id"} == verdict
 
 
 async def test_verify_catches_an_audit_copy_edited_to_look_like_drift(
         client: Client, store: Store) -> None:
-    job = ok(await client.call_tool("submit_retrieval", QUERY))
-    key = job["result_key"]
-    redis_key = store.keys.result(key)
-    tampered = orjson.loads(store.client.get(redis_key))
-    tampered["audit"]["engine"]["version"] = "0.0"
-    store.client.set(redis_key, canonical_bytes(tampered))
-    verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
+    def age_the_engine(result: dict[str, Any]) -> None:
+        result["audit"]["engine"]["version"] = "0.0"
+
+    verdict = await verify_after_tampering(client, store, age_the_engine)
     assert verdict["outcome"] == "mismatch" and verdict["alarm"] is True
     assert verdict["where"].startswith("audit copies disagree")
 
