@@ -7,7 +7,6 @@ import os
 from celery import Celery
 
 from rookhaven.config import Settings
-from rookhaven.logs import configure_logging
 from rookhaven.pipeline import celery_config
 
 # Like Celery itself, fall back to a local Redis, so the app imports (and `celery inspect`
@@ -17,7 +16,6 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 settings = Settings.from_mapping(os.environ)
 if settings.redis_url is None:
     settings = settings.with_overrides(redis_url=LOCAL_REDIS)
-configure_logging(settings.log_level)
 
 app = Celery("rookhaven")
 app.conf.update(celery_config(settings))

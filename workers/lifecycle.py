@@ -11,9 +11,16 @@ import logging
 import threading
 from typing import Any
 
-from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from celery.signals import (
+    beat_init,
+    worker_init,
+    worker_process_init,
+    worker_ready,
+    worker_shutdown,
+)
 
 from rookhaven.errors import RookhavenError
+from rookhaven.logs import configure_logging
 from rookhaven.store import Store
 
 from . import runtime
@@ -21,6 +28,13 @@ from .application import settings
 
 log = logging.getLogger("rookhaven.workers")
 _stop = threading.Event()
+
+
+@worker_init.connect
+@beat_init.connect
+def _logging(**_: Any) -> None:
+    # Here, not at import, so importing the app (tests, `celery inspect`) leaves logging be.
+    configure_logging(settings.log_level)
 
 
 @worker_process_init.connect

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import fakeredis
@@ -119,14 +120,21 @@ def test_results_are_write_once_and_identical_bytes_are_accepted_again(store: St
 
 
 def test_different_bytes_under_an_existing_key_are_refused_logged_and_recorded(
-        store: Store, caplog: pytest.LogCaptureFixture) -> None:
+        store: Store) -> None:
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    logging.getLogger("rookhaven.store").addHandler(handler)
     key = "sha256:" + "c" * 64
     store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}')
-    with pytest.raises(IntegrityError, match=key):
-        store.results.put(key, "sha256:c", b'{"r":2}', b'{"a":1}')
+    try:
+        with pytest.raises(IntegrityError, match=key):
+            store.results.put(key, "sha256:c", b'{"r":2}', b'{"a":1}')
+    finally:
+        logging.getLogger("rookhaven.store").removeHandler(handler)
     assert store.results.get(key) == b'{"r":1}'
     assert [(v.key, v.what) for v in store.ledger.violations()] == [(key, "result")]
-    assert any("integrity violation" in r.getMessage() for r in caplog.records)
+    assert [r.levelname for r in seen if "integrity violation" in r.getMessage()] == ["ERROR"]
 
 
 def test_missing_results_are_not_found_with_a_hint(store: Store) -> None:
