@@ -127,6 +127,10 @@ SPECS: tuple[Spec, ...] = (
          "a worker silent this long is dead and its running jobs are swept (seconds)"),
     Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1), 4,
          "built corpus indexes each worker process keeps in memory (indexes)"),
+    Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text, "127.0.0.1",
+         "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
+    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1), None,
+         "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
     Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time, "02:30",
          "time of day (HH:MM, UTC) the nightly verifier runs"),
     Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1), 200,
@@ -169,6 +173,8 @@ class Settings:
     worker_heartbeat: float = 10.0
     index_cache_size: int = 4
     beat_schedule_file: Path | None = None
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int | None = None
     verify_at: str = "02:30"
     verify_sample: int = 200
     verify_stratify: str = "corpus"

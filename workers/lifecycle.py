@@ -19,6 +19,7 @@ from celery.signals import (
     worker_shutdown,
 )
 
+from rookhaven import metrics
 from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
 from rookhaven.store import Store
@@ -58,7 +59,10 @@ def _start_heartbeat(**_: Any) -> None:
     store = Store.from_settings(settings)
     threading.Thread(target=_beat, args=(store,), name="rookhaven-heartbeat",
                      daemon=True).start()
-    log.info("worker ready", extra={"instance": runtime.INSTANCE})
+    if settings.metrics_port is not None:
+        metrics.serve(store, settings.metrics_host, settings.metrics_port)
+    log.info("worker ready", extra={"instance": runtime.INSTANCE,
+                                    "metrics_port": settings.metrics_port})
 
 
 @worker_shutdown.connect

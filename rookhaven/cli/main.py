@@ -31,6 +31,7 @@ SUBCOMMANDS = (
     "sweep",
     "verify",
     "rerank",
+    "metrics",
 )
 
 

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..errors import InputError, IntegrityError, RookhavenError, StoreUnavailableError
+from ..metrics import MCP_CALLS
 
 T = TypeVar("T")
 
@@ -48,7 +49,19 @@ def protocol_error(message: str) -> MCPError:
 async def off_loop(fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)`` on a worker thread, so ranking or Redis never stalls the event loop,
     with Rookhaven errors mapped to tool errors."""
+    operation = getattr(fn, "__name__", "call")
     try:
-        return await anyio.to_thread.run_sync(functools.partial(fn, *args))
+        value = await anyio.to_thread.run_sync(functools.partial(fn, *args))
     except RookhavenError as exc:
+        MCP_CALLS.labels(operation, _outcome(exc)).inc()
         raise tool_error(exc) from exc
+    MCP_CALLS.labels(operation, "ok").inc()
+    return value
+
+
+def _outcome(exc: RookhavenError) -> str:
+    if isinstance(exc, InputError):
+        return "input-error"
+    if isinstance(exc, StoreUnavailableError):
+        return "store-unavailable"
+    return "failed"

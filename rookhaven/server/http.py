@@ -2,7 +2,8 @@
 
 Binding anything but loopback exposes retrieval (and the store) to the network, so it is
 refused unless ROOKHAVEN_MCP_TOKEN is set. When a token is set it is required on every
-HTTP request, on loopback too.
+HTTP request, on loopback too. Prometheus metrics are served at /metrics behind the same
+token (scrape with ``authorization: {credentials: <token>}``).
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ import logging
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Settings
 from ..errors import ConfigError
+from ..metrics import registry_for
+from ..store import Store
 from .tools import State
 
 log = logging.getLogger(__name__)
 
 PATH = "/mcp"
+METRICS_PATH = "/metrics"
 
 
 def is_loopback(host: str) -> bool:
@@ -71,16 +76,33 @@ def check_bind(host: str, token: str | None) -> None:
                           "Bearer <token>) or bind 127.0.0.1")
 
 
-def http_app(server: MCPServer[State], host: str, token: str | None) -> ASGIApp:
-    """The server's streamable HTTP app at /mcp, behind the token check when there is one."""
+def with_metrics(app: ASGIApp, registry: CollectorRegistry) -> ASGIApp:
+    """``app`` with Prometheus metrics answered at /metrics."""
+    metrics = make_asgi_app(registry)
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == METRICS_PATH:
+            await metrics(scope, receive, send)
+        else:
+            await app(scope, receive, send)
+    return route
+
+
+def http_app(server: MCPServer[State], host: str, token: str | None,
+             registry: CollectorRegistry | None = None) -> ASGIApp:
+    """The server's streamable HTTP app at /mcp (and /metrics when given a registry),
+    behind the token check when there is one."""
     check_bind(host, token)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    if registry is not None:
+        app = with_metrics(app, registry)
     return app if token is None else BearerToken(app, token)
 
 
 def serve_http(server: MCPServer[State], settings: Settings) -> None:
     """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
-    app = http_app(server, settings.mcp_host, settings.mcp_token)
+    store = Store.from_settings(settings) if settings.redis_url else None
+    app = http_app(server, settings.mcp_host, settings.mcp_token, registry_for(store))
     log.info("serving MCP over streamable HTTP", extra={
         "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
         "token_required": settings.mcp_token is not None,

@@ -46,7 +46,7 @@ class StoreContext:
     def job_keys(self, job_id: str, key: str) -> list[str]:
         """The leading KEYS of every job script (see store.scripts)."""
         k = self.keys
-        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key)]
+        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key), k.counters]
 
     def job_args(self, now: str, job_id: str) -> list[Any]:
         """The leading ARGV of every job script (see store.scripts)."""

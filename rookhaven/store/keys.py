@@ -95,7 +95,7 @@ class Keys:
 
     @property
     def counters(self) -> str:
-        """Hash: monotonically increasing counters (verifications, matches, alarms)."""
+        """Hash: monotonically increasing counters (job events, results, verifications)."""
         return f"{self.prefix}:counters"
 
     def rerank(self, run_id: str) -> str:

@@ -5,7 +5,7 @@ audit and audit indexes change together or not at all: a crash, a Redis restart 
 workers finishing the same job can never leave a record that disagrees with the result.
 
 Every job script takes the same leading keys and arguments:
-KEYS = job, jobs_queued, jobs_running, ledger, result, ...;
+KEYS = job, jobs_queued, jobs_running, ledger, result, counters, ...;
 ARGV = now, ledger max length, job id, ...
 """
 
@@ -13,10 +13,13 @@ from __future__ import annotations
 
 _COMMON = """
 local job, queued, running, ledger, result = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local counters = KEYS[6]
 local now, maxlen, id = ARGV[1], ARGV[2], ARGV[3]
 local function event(name, detail)
   redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*',
              'job', id, 'event', name, 'at', now, 'detail', detail or '')
+  -- Counted with the event, so the metrics can never disagree with the ledger.
+  redis.call('HINCRBY', counters, 'jobs_' .. name, 1)
 end
 local function close(state, detail)
   redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
@@ -61,12 +64,12 @@ local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
 return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
 """
 
-# KEYS[6..9] = audit, audits_by_time, audits_by_corpus, violations;
+# KEYS[7..10] = audit, audits_by_time, audits_by_corpus, violations;
 # ARGV[4..6] = result bytes, audit bytes, result key.
 # Returns 'violation:result' / 'violation:audit' (nothing stored, job failed), 'done'
 # (job moved to done), 'already-done' or 'stored' (no job record).
 COMPLETE = _COMMON + """
-local audit, by_time, by_corpus, violations = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local audit, by_time, by_corpus, violations = KEYS[7], KEYS[8], KEYS[9], KEYS[10]
 local old_result = redis.call('GET', result)
 local old_audit = redis.call('GET', audit)
 local what = nil
@@ -74,6 +77,7 @@ if old_result and old_result ~= ARGV[4] then what = 'result'
 elseif old_audit and old_audit ~= ARGV[5] then what = 'audit' end
 if what then
   redis.call('XADD', violations, '*', 'key', ARGV[6], 'job', id, 'what', what, 'at', now)
+  redis.call('HINCRBY', counters, 'integrity_violations', 1)
   if state and state ~= 'done' then
     redis.call('HSET', job, 'error', 'integrity violation: different ' .. what ..
                ' bytes offered under ' .. ARGV[6])
@@ -81,7 +85,10 @@ if what then
   end
   return 'violation:' .. what
 end
-if not old_result then redis.call('SET', result, ARGV[4]) end
+if not old_result then
+  redis.call('SET', result, ARGV[4])
+  redis.call('HINCRBY', counters, 'results_stored', 1)
+end
 if not old_audit then redis.call('SET', audit, ARGV[5]) end
 redis.call('ZADD', by_time, 'NX', now, ARGV[6])
 redis.call('ZADD', by_corpus, 'NX', now, ARGV[6])

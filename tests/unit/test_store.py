@@ -9,6 +9,7 @@ import fakeredis
 import pytest
 
 from rookhaven import Document, RetrievalRequest, canonical_bytes
+from rookhaven.config import Settings
 from rookhaven.core.corpus import Corpus
 from rookhaven.errors import (
     ConfigError,
@@ -17,6 +18,8 @@ from rookhaven.errors import (
     NotFoundError,
     StoreUnavailableError,
 )
+from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.pipeline.inline import InlineDispatcher
 from rookhaven.store import JobSpec, Store, connect, redact
 from rookhaven.store.jobs import StaleJob
 
@@ -279,3 +282,18 @@ def test_canonical_result_bytes_are_what_the_store_keeps(store: Store) -> None:
     data = canonical_bytes({"b": 1, "a": [1, 2]})
     store.results.put("sha256:" + "e" * 64, "sha256:c", data, data)
     assert store.results.get("sha256:" + "e" * 64) == data
+
+
+def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "c")
+    settings = Settings(provider="tfcosine")
+    pipe = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    pipe.add_corpus([Document(id="a", text="crane"), Document(id="b", text="tide")], "port")
+    pipe.submit_many([RetrievalRequest(query="crane", seed=f"s{i}") for i in range(3)], "port")
+    pipe.submit(RetrievalRequest(query="crane", seed="s0"), "port")  # cached: no new events
+    counters = store.verifications.counters()
+    assert (counters["jobs_queued"], counters["jobs_running"], counters["jobs_done"],
+            counters["results_stored"]) == (3, 3, 3, 3)
+    events = list(store.ledger.events())
+    assert counters["jobs_done"] == sum(e.event == "done" for e in events)
