@@ -87,7 +87,7 @@ SPECS: tuple[Spec, ...] = (
          "most documents a loaded corpus may hold (documents)"),
     Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text, DEFAULT_SEED,
          "seed when a request gives none"),
-    Spec("ROOKHAVEN_PROVIDER", "provider", _text, "tfcosine",
+    Spec("ROOKHAVEN_PROVIDER", "provider", _text, "bm25",
          "scoring provider when none is named"),
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS), "info",
          "least severe log level written to stderr"),
@@ -152,7 +152,7 @@ class Settings:
     max_query_len: int = 4096
     max_corpus_docs: int = 100_000
     default_seed: str = DEFAULT_SEED
-    provider: str = "tfcosine"
+    provider: str = "bm25"
     log_level: str = "info"
     # May carry a password: kept out of repr like the token below.
     redis_url: str | None = dataclasses.field(default=None, repr=False)

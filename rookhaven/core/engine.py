@@ -6,6 +6,7 @@ form. Both give the same bytes for the same (request, corpus, provider configura
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,7 +48,7 @@ def resolve_provider(provider: str | ScoringProvider, params: dict[str, Any]) ->
 class Retriever:
     """A corpus indexed for one provider configuration, ready to answer requests."""
 
-    def __init__(self, corpus: Corpus | Iterable[Any], provider: str | ScoringProvider = "tfcosine",
+    def __init__(self, corpus: Corpus | Iterable[Any], provider: str | ScoringProvider = "bm25",
                  **params: Any) -> None:
         self.corpus = as_corpus(corpus)
         self.provider = resolve_provider(provider, params)
@@ -65,8 +66,11 @@ class Retriever:
 
     def _order(self, units_by_ord: dict[int, int], ranking_seed: int) -> list[int]:
         ids = self.corpus.ids
-        return sorted(units_by_ord,
-                      key=lambda o: (-units_by_ord[o], tie_key(ranking_seed, ids[o]), o))
+        # A tie key only matters among equal scores; it costs a hash, so skip it elsewhere.
+        shared = Counter(units_by_ord.values())
+        return sorted(units_by_ord, key=lambda o: (
+            -units_by_ord[o],
+            tie_key(ranking_seed, ids[o]) if shared[units_by_ord[o]] > 1 else 0, o))
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         """Rank the corpus for ``request`` and explain how, deterministically."""
@@ -180,6 +184,6 @@ def _lookup(ords: IntArray, units: IntArray) -> dict[int, int]:
 
 
 def retrieve(request: RetrievalRequest, corpus: Corpus | Iterable[Any],
-             provider: str | ScoringProvider = "tfcosine", **params: Any) -> RetrievalResult:
+             provider: str | ScoringProvider = "bm25", **params: Any) -> RetrievalResult:
     """Index ``corpus`` and answer one request; prefer ``Retriever`` for many requests."""
     return Retriever(corpus, provider, **params).retrieve(request)

@@ -27,7 +27,7 @@ from .corpus import Corpus
 
 WEIGHT_BITS = 4
 WEIGHT_ONE = 1 << WEIGHT_BITS
-CHUNK_DOCS = 1 << 15
+CHUNK_DOCS = 1 << 15  # documents per chunk; local ordinals fit in uint16
 BODY = "text"
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -110,8 +110,7 @@ class _Builder:
         self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
         self.terms: list[str] = []         # provisional id -> term
         self.term_of: dict[str, int] = {}  # term -> provisional id
-        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
-                                npt.NDArray[np.int32]]] = []
+        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[Any], npt.NDArray[Any]]] = []
         self.lengths: list[npt.NDArray[np.int64]] = []
         self.sizes: list[int] = []
 
@@ -168,7 +167,10 @@ class _Builder:
         else:
             uniq, inverse = np.unique(keys, return_inverse=True)
             tf = np.bincount(inverse, weights=weight).astype(np.int32)
-        self.chunks.append(((uniq // n).astype(np.int32), (uniq % n).astype(np.int32), tf))
+        # Compact while waiting for layout: chunks hold every posting once, briefly.
+        tf_type = np.uint16 if len(tf) == 0 or int(tf.max()) <= 0xFFFF else np.int32
+        self.chunks.append(((uniq // n).astype(np.int32), (uniq % n).astype(np.uint16),
+                            tf.astype(tf_type)))
 
     def finish(self, corpus: Corpus, params: dict[str, Any]) -> InvertedIndex:
         order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
@@ -190,7 +192,7 @@ class _Builder:
             # Within a chunk each term's postings are contiguous and in document order.
             first = np.searchsorted(term, term, side="left")
             pos = filled[t] + (np.arange(len(term)) - first)
-            docs[pos] = local + base
+            docs[pos] = local.astype(np.int32) + base
             tfs[pos] = tf
             filled += np.bincount(t, minlength=len(order))
             base += size

@@ -52,4 +52,12 @@ CASES: tuple[Case, ...] = (
     Case("underscore-split", "unicode.json", "acl error", 3, "uni"),
     Case("default-seed", "port_small.jsonl", "reefer alarms and customs holds", 5,
          "rookhaven-default"),
+    Case("bm25-three-needs", "port_small.jsonl", "customs hold; pilot boarding, tide gauge", 9,
+         "s-3", provider="bm25"),
+    Case("bm25-no-decompose", "port_small.jsonl", "crane faults and tide windows", 6, "run-1",
+         provider="bm25", decompose=False),
+    Case("bm25-prefix", "port_small.jsonl", "reef cran", 5, "pre", provider="bm25"),
+    Case("bm25-ties-backfill", "ties.json", "report and crane report", 12, "delta",
+         provider="bm25"),
+    Case("bm25-unicode", "unicode.json", "grösse krane and 港口", 4, "uni", provider="bm25"),
 )

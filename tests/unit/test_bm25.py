@@ -133,3 +133,12 @@ def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score
         got_o, got_u = index.top(terms, k)
         order = np.argsort(got_o)
         assert np.array_equal(got_o[order], ords) and np.array_equal(got_u[order], units), terms
+
+
+def test_bm25_is_the_default_provider_everywhere() -> None:
+    from rookhaven.config import Settings
+
+    assert Settings().provider == Settings.from_mapping({}).provider == "bm25"
+    result = retrieve(RetrievalRequest(query="tide"), CORPUS)
+    assert result.audit.engine.name == "bm25"
+    assert Retriever(CORPUS).provider.name == "bm25"

@@ -34,7 +34,7 @@ def test_the_seed_example_returns_both_documents_from_two_subqueries() -> None:
 
 def test_the_audit_records_what_each_subquery_contributed_and_the_corpus_and_engine() -> None:
     request = RetrievalRequest(query="crane faults and tide windows", recallBudget=4, seed="run-1")
-    audit = retrieve(request, SEED_CORPUS).audit
+    audit = retrieve(request, SEED_CORPUS, TfCosineProvider()).audit
     assert [[c.id for c in s.contributed] for s in audit.subqueries] == [["d1"], ["d2"]]
     assert audit.corpus_digest.startswith("sha256:") and audit.corpus_size == 2
     assert audit.engine.name == "tfcosine"

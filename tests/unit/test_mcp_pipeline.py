@@ -73,7 +73,7 @@ async def client(settings: Settings, backend: PipelineBackend) -> AsyncIterator[
 
 def expected_bytes() -> bytes:
     request = RetrievalRequest(query=QUERY["query"], recallBudget=4, seed="s1")
-    return canonical_bytes(retrieve(request, DOCS, "tfcosine"))
+    return canonical_bytes(retrieve(request, DOCS, Settings().provider))
 
 
 def served_bytes(out: dict[str, Any]) -> bytes:

@@ -35,7 +35,7 @@ class Recorder:
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(batch_size=4, job_max_attempts=2, sweep_after=60)
+    return Settings(batch_size=4, job_max_attempts=2, sweep_after=60, provider="tfcosine")
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def test_a_job_keyed_for_another_engine_is_refused(pipeline: Pipeline,
                                                    settings: Settings) -> None:
     ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
     job = pipeline.store.keys.job(ref.job_id)
-    pipeline.store.client.hset(job, "params", b'{"stemmer":"english"}')
+    pipeline.store.client.hset(job, "params", b'{"stopwords":"none"}')
     assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["failed"]
     assert "another engine configuration" in (pipeline.job(ref.job_id).error or "")
 

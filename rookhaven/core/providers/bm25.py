@@ -9,6 +9,7 @@ terms beats repeating one. Every weight is a fixed-point integer; see ``impacts`
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -102,8 +103,11 @@ class Bm25Provider:
     def build(self, corpus: Corpus) -> Bm25Index:
         index = build_index(corpus, self.analyzer, self.field_weights)
         term_idf = idf_table(index.df(), index.n_docs)
+        impacts = term_impacts(index, self.k1, self.b, term_idf)
+        # Scoring reads impacts only: release the counts (a third of the index's memory).
+        index = dataclasses.replace(index, tfs=np.zeros(0, dtype=np.int32))
         return Bm25Index(
-            index=index, impacts=term_impacts(index, self.k1, self.b, term_idf),
+            index=index, impacts=impacts,
             term_idf=term_idf.tolist(),
             prefix_weight=_fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
             prefix_min_len=self.prefix_min_len, prefix_max_terms=self.prefix_max_terms,
@@ -115,7 +119,10 @@ class Bm25Provider:
 
 @dataclass
 class Bm25Index:
-    """The inverted index with one integer impact per posting, ready to score term lists."""
+    """The inverted index with one integer impact per posting, ready to score term lists.
+
+    ``index.tfs`` is released once impacts exist; the impacts are what scoring reads.
+    """
 
     index: InvertedIndex
     impacts: npt.NDArray[np.int32]

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Rookhaven's bm25 against bm25s, tantivy and rank_bm25: quality and speed, run by hand.
+
+    python bench/ranking.py quality [--datasets ../shared/datasets]
+    python bench/ranking.py speed bench/data/syn100k [--engines rookhaven,bm25s,...]
+
+``speed`` runs every engine in its own process (so peak memory is that engine's alone) on a
+corpus made by ``../shared/bench/make_synthetic.py OUT N``: it reports load and build time,
+peak resident memory, and single-query throughput for q3/q8 x top-10/top-100. Rookhaven
+answers with the full ``retrieve`` (decomposition and audit included); peers are asked one
+query per call and return ids. Missing peers are reported as such, never faked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rookhaven import Document, RetrievalRequest, Retriever  # noqa: E402
+from rookhaven.evaluation import evaluate_run, load_collection  # noqa: E402
+
+DATASETS = ("cranfield", "cisi", "cacm", "npl")
+SPEED_ENGINES = ("rookhaven", "bm25s", "bm25s-numba", "tantivy")
+WORD = re.compile(r"\w+")
+Search = Callable[[str, int], list[str]]
+
+
+def rss_mb() -> float:
+    """Current resident memory of this process, MB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ----- peers: each takes (ids, texts) and returns a search(query, k) -> ids -----
+
+def _stemmer(stem: bool):  # type: ignore[no-untyped-def]
+    import Stemmer
+    return Stemmer.Stemmer("english") if stem else None
+
+
+def build_bm25s(ids: list[str], texts: list[str], *, stem: bool = False,
+                backend: str = "numpy") -> Search:
+    import bm25s
+    stemmer = _stemmer(stem)
+    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
+    model = bm25s.BM25(backend=backend)
+    model.index(tokens, show_progress=False)
+    selection = "numba" if backend == "numba" else "numpy"
+
+    def search(query: str, k: int) -> list[str]:
+        q = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, return_ids=False,
+                           show_progress=False)
+        if not q or not q[0]:
+            return []
+        docs, scores = model.retrieve(q, k=min(k, len(ids)), show_progress=False, n_threads=1,
+                                      backend_selection=selection)
+        return [ids[d] for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+    return search
+
+
+def build_tantivy(ids: list[str], texts: list[str]) -> Search:
+    import tantivy
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
+    index = tantivy.Index(builder.build())
+    writer = index.writer()
+    for doc_id, text in zip(ids, texts, strict=True):
+        writer.add_document(tantivy.Document(id=doc_id, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+
+    def search(query: str, k: int) -> list[str]:
+        words = " ".join(WORD.findall(query.lower()))
+        if not words:
+            return []
+        hits = searcher.search(index.parse_query(words, ["text"]), k).hits
+        return [searcher.doc(address)["id"][0] for _, address in hits]
+    return search
+
+
+def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
+    from rank_bm25 import BM25Okapi
+
+    from rookhaven.core.analyzer import Analyzer
+    analyzer = Analyzer(stemmer="english")  # the same terms we use: the gap left is the formula
+    model = BM25Okapi([analyzer.terms(t) or [""] for t in texts])
+
+    def search(query: str, k: int) -> list[str]:
+        scores = model.get_scores(analyzer.terms(query))
+        order = sorted(range(len(ids)), key=lambda i: (-scores[i], i))[:k]
+        return [ids[i] for i in order if scores[i] > 0]
+    return search
+
+
+def build_rookhaven(documents: list[Document], decompose: bool = True,
+                    **params: object) -> Search:
+    retriever = Retriever(documents, "bm25", **params)
+
+    def search(query: str, k: int) -> list[str]:
+        result = retriever.retrieve(RetrievalRequest(query=query, recall_budget=k,
+                                                     decompose=decompose))
+        return [h.id for h in result.hits]
+    return search
+
+
+# ----- quality -----
+
+def quality(datasets: Path) -> None:
+    systems: dict[str, Callable[[list[Document], list[str], list[str]], Search]] = {
+        "rookhaven bm25 (default)": lambda d, i, t: build_rookhaven(d),
+        "rookhaven bm25 --no-decompose": lambda d, i, t: build_rookhaven(d, decompose=False),
+        "bm25s (stemming)": lambda d, i, t: build_bm25s(i, t, stem=True),
+        "bm25s (default)": lambda d, i, t: build_bm25s(i, t),
+        "tantivy (en_stem)": lambda d, i, t: build_tantivy(i, t),
+        "rank_bm25 (our analyzer)": lambda d, i, t: build_rank_bm25(i, t),
+    }
+    table: dict[str, dict[str, float | None]] = {name: {} for name in systems}
+    for name in DATASETS:
+        collection = load_collection(datasets / name, max_docs=10**7)
+        ids = [d.id for d in collection.documents]
+        texts = [" ".join([*(d.fields[f] for f in sorted(d.fields)), d.text])
+                 for d in collection.documents]
+        for system, make in systems.items():
+            try:
+                search = make(collection.documents, ids, texts)
+            except ImportError as exc:
+                print(f"{system}: not available ({exc})", file=sys.stderr)
+                table[system][name] = None
+                continue
+            run = {q: search(text, 100) for q, text in collection.queries.items()}
+            table[system][name] = evaluate_run(run, collection.qrels)["ndcg@10"]
+    print("| nDCG@10 | " + " | ".join(DATASETS) + " |")
+    print("|---|" + "---:|" * len(DATASETS))
+    for system, row in table.items():
+        cells = ["n/a" if row[d] is None else f"{row[d]:.3f}" for d in DATASETS]
+        print(f"| {system} | " + " | ".join(cells) + " |")
+
+
+# ----- speed -----
+
+def _read_queries(path: Path) -> list[str]:
+    return [orjson.loads(line)["text"] for line in path.read_bytes().splitlines() if line]
+
+
+def speed_one(engine: str, corpus_dir: Path) -> dict[str, object]:
+    """Load, build and query one engine in this process; the numbers as a dict."""
+    start = time.perf_counter()
+    raw = [orjson.loads(line) for line in (corpus_dir / "corpus.jsonl").read_bytes().splitlines()]
+    if engine == "rookhaven":
+        documents = [Document(id=r["_id"], text=r["text"]) for r in raw]
+        del raw
+        from rookhaven.core.corpus import Corpus
+        corpus = Corpus(documents)
+        del documents
+    else:
+        ids, texts = [r["_id"] for r in raw], [r["text"] for r in raw]
+        del raw
+    loaded, load_rss = time.perf_counter() - start, rss_mb()
+    start = time.perf_counter()
+    if engine == "rookhaven":
+        search: Search = build_rookhaven(corpus)  # type: ignore[arg-type]
+    elif engine == "bm25s":
+        search = build_bm25s(ids, texts)
+    elif engine == "bm25s-numba":
+        search = build_bm25s(ids, texts, backend="numba")
+    elif engine == "tantivy":
+        search = build_tantivy(ids, texts)
+    else:
+        raise SystemExit(f"unknown engine {engine!r}; choose from {', '.join(SPEED_ENGINES)}")
+    built, build_peak = time.perf_counter() - start, peak_mb()
+    out: dict[str, object] = {"engine": engine, "load_s": round(loaded, 1),
+                              "rss_after_load_mb": round(load_rss), "build_s": round(built, 1),
+                              "peak_after_build_mb": round(build_peak)}
+    for name in ("q3", "q8"):
+        queries = _read_queries(corpus_dir / f"{name}.jsonl")
+        search(queries[0], 10)  # warm-up (compilation, caches)
+        for k in (10, 100):
+            start = time.perf_counter()
+            for q in queries:
+                search(q, k)
+            out[f"{name}@{k}"] = round(len(queries) / (time.perf_counter() - start))
+    out["peak_mb"] = round(peak_mb())
+    return out
+
+
+def speed(corpus_dir: Path, engines: list[str]) -> None:
+    rows = []
+    for engine in engines:
+        proc = subprocess.run([sys.executable, __file__, "_speed_one", engine, str(corpus_dir)],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            print(f"{engine}: failed: {tail}", file=sys.stderr)
+            continue
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    keys = ["load_s", "build_s", "peak_mb", "q3@10", "q3@100", "q8@10", "q8@100"]
+    print(f"corpus: {corpus_dir}")
+    print("| engine | " + " | ".join(keys) + " |")
+    print("|---|" + "---:|" * len(keys))
+    for row in rows:
+        print(f"| {row['engine']} | " + " | ".join(str(row[k]) for k in keys) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    q = sub.add_parser("quality")
+    q.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    s = sub.add_parser("speed")
+    s.add_argument("corpus", type=Path)
+    s.add_argument("--engines", default=",".join(SPEED_ENGINES))
+    one = sub.add_parser("_speed_one")
+    one.add_argument("engine")
+    one.add_argument("corpus", type=Path)
+    args = parser.parse_args()
+    if args.cmd == "quality":
+        quality(args.datasets)
+    elif args.cmd == "speed":
+        speed(args.corpus, args.engines.split(","))
+    else:
+        print(json.dumps(speed_one(args.engine, args.corpus)))
+
+
+if __name__ == "__main__":
+    main()
