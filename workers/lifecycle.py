@@ -24,8 +24,7 @@ from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
 from rookhaven.store import Store
 
-from . import runtime
-from .application import settings
+from . import application, runtime
 
 log = logging.getLogger("rookhaven.workers")
 _stop = threading.Event()
@@ -35,7 +34,7 @@ _stop = threading.Event()
 @beat_init.connect
 def _logging(**_: Any) -> None:
     # Here, not at import, so importing the app (tests, `celery inspect`) leaves logging be.
-    configure_logging(settings.log_level)
+    configure_logging(application.settings.log_level)
 
 
 @worker_process_init.connect
@@ -44,7 +43,7 @@ def _fresh_child(**_: Any) -> None:
 
 
 def _beat(store: Store) -> None:
-    ttl = settings.worker_heartbeat
+    ttl = application.settings.worker_heartbeat
     while True:
         try:
             store.heartbeats.beat(runtime.INSTANCE, ttl)
@@ -56,6 +55,7 @@ def _beat(store: Store) -> None:
 
 @worker_ready.connect
 def _start_heartbeat(**_: Any) -> None:
+    settings = application.settings
     store = Store.from_settings(settings)
     threading.Thread(target=_beat, args=(store,), name="rookhaven-heartbeat",
                      daemon=True).start()
@@ -69,6 +69,6 @@ def _start_heartbeat(**_: Any) -> None:
 def _stop_heartbeat(**_: Any) -> None:
     _stop.set()
     try:
-        Store.from_settings(settings).heartbeats.stop(runtime.INSTANCE)
+        Store.from_settings(application.settings).heartbeats.stop(runtime.INSTANCE)
     except RookhavenError as exc:
         log.warning("could not clear the heartbeat: %s", exc)

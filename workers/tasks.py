@@ -14,8 +14,8 @@ from rookhaven.errors import InputError
 from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_NOOP, TASK_SWEEP, TASK_VERIFY
 from rookhaven.verification import Selection, Verifier
 
-from . import runtime
-from .application import app, settings
+from . import application, runtime
+from .application import app
 
 FATAL = (SoftTimeLimitExceeded,)
 
@@ -29,26 +29,28 @@ def _job_ids(value: Any) -> list[str]:
 @app.task(name=TASK_JOB)
 def run_job(job_id: str) -> list[str]:
     """Run one job by id."""
-    return runtime.executor(settings, FATAL).run(_job_ids([job_id]), runtime.INSTANCE)
+    executor = runtime.executor(application.settings, FATAL)
+    return executor.run(_job_ids([job_id]), runtime.INSTANCE)
 
 
 @app.task(name=TASK_BATCH)
 def run_batch(job_ids: list[str]) -> list[str]:
     """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
-    return runtime.executor(settings, FATAL).run(_job_ids(job_ids), runtime.INSTANCE)
+    executor = runtime.executor(application.settings, FATAL)
+    return executor.run(_job_ids(job_ids), runtime.INSTANCE)
 
 
 @app.task(name=TASK_NOOP)
 def noop(tag: str) -> None:
     """Count one call under ``<prefix>:bench:<tag>``: the queue's own floor for bench/."""
-    store = runtime.store(settings)
+    store = runtime.store(application.settings)
     store.client.incr(f"{store.keys.prefix}:bench:{tag}")
 
 
 @app.task(name=TASK_SWEEP)
 def sweep() -> dict[str, Any]:
     """Enqueue again the jobs that have no result (the beat schedule runs this)."""
-    report = runtime.pipeline(settings).sweep()
+    report = runtime.pipeline(application.settings).sweep()
     return {"requeued": len(report.requeued), "done": len(report.done),
             "failed": len(report.failed), "skipped": report.skipped}
 
@@ -56,6 +58,7 @@ def sweep() -> dict[str, Any]:
 @app.task(name=TASK_VERIFY)
 def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
     """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
+    settings = application.settings
     selection = Selection(sample=sample or settings.verify_sample, seed=seed,
                           stratify=settings.verify_stratify)
     run = Verifier(runtime.store(settings), settings).run(selection)

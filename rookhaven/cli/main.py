@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
 from typing import NoReturn
 
 from ..config import Settings
@@ -22,7 +23,6 @@ from ..logs import configure_logging
 SUBCOMMANDS = (
     "retrieve",
     "eval",
-    "demo",
     "mcp",
     "corpus",
     "submit",
@@ -33,6 +33,9 @@ SUBCOMMANDS = (
     "rerank",
     "metrics",
 )
+
+
+PLUGIN_GROUP = "rookhaven.commands"
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,6 +51,10 @@ def build_parser() -> Parser:
     subparsers.required = True
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__package__}.{name}").register(subparsers)
+    # Commands other installed packages add (the workers package adds ``demo``, which runs a
+    # worker in-process): rookhaven never imports them by name.
+    for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        plugin.load()(subparsers)
     return parser
 
 

@@ -1,0 +1,142 @@
+"""``rookhaven demo``: the whole pipeline in one process, with no services installed.
+
+An embedded Redis-compatible server (fakeredis over TCP on loopback), a Celery worker on a
+thread consuming from it, the shipped port-operations corpus, a handful of submitted jobs,
+a bulk re-rank against the corpus's edited next version, and a verification run. The
+embedded store lives in memory: it is not durable, and it is gone when the command ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from celery.contrib.testing.worker import start_worker
+from fakeredis import TcpFakeServer
+
+from rookhaven.cli.tables import audit_summary, hits_table, table
+from rookhaven.cli.verify import summary as verification_summary
+from rookhaven.config import Settings
+from rookhaven.models import RetrievalResult
+from rookhaven.pipeline import Pipeline, open_pipeline
+from rookhaven.rerank import Reranker, RerankSpec, summarize
+from rookhaven.sample import sample_corpus, sample_requests
+from rookhaven.verification import Selection, Verifier
+
+from . import application
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("demo", help="run the whole pipeline in-process, no services",
+                                   description=__doc__)
+    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    parser.add_argument("--queries", type=int, default=4, help="sample queries to show in full")
+    parser.set_defaults(run=run)
+
+
+@contextmanager
+def embedded_redis() -> Iterator[str]:
+    """A fakeredis server on a free loopback port, serving from daemon threads."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = TcpFakeServer(("127.0.0.1", port), server_type="redis")
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="embedded-redis", daemon=True)
+    thread.start()
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _section(title: str) -> None:
+    print(f"\n== {title} " + "=" * max(0, 76 - len(title)))
+
+
+def _show_jobs(pipe: Pipeline, count: int) -> int:
+    documents = {d.id: d for d in sample_corpus()}
+    requests = sample_requests()
+    refs = pipe.submit_many(requests, "port-ops")
+    print(f"submitted {len(refs)} jobs; the in-process worker runs them")
+    for request, ref in list(zip(requests, refs, strict=True))[:count]:
+        record = pipe.wait(ref.job_id, timeout=120)
+        result = RetrievalResult.model_validate_json(pipe.result(ref.result_key))
+        print(f"\nquery {request.query!r}  (job {record.state}, attempt {record.attempts})")
+        print(hits_table(result, documents))
+        print(audit_summary(result))
+        print(f"  result key {ref.result_key[:23]}…")
+    for ref in refs[count:]:
+        pipe.wait(ref.job_id, timeout=120)
+    again = pipe.submit(requests[0], "port-ops")
+    print(f"\nsubmitting the first query again: cached={again.cached}, same key="
+          f"{again.result_key == refs[0].result_key} (answered from the store, not enqueued)")
+    return len(refs)
+
+
+def _rerank(pipe: Pipeline) -> None:
+    store = pipe.store
+    spec = RerankSpec(source="audits", corpus=store.corpora.resolve("port-ops@1"),
+                      target_corpus=store.corpora.resolve("port-ops@2"), until=store.now(),
+                      chunk=5)
+    reranker = Reranker(pipe, wait_timeout=120)
+    rows = reranker.run(reranker.start(spec))
+    summary = summarize("demo", rows)
+    print(f"{summary.queries} historical queries re-run on the edited corpus through the "
+          f"worker: {summary.changed} changed, {summary.unchanged} unchanged, "
+          f"{summary.documents_gained} documents gained, {summary.documents_lost} lost")
+    print(table(("query", "k", "overlap", "gained", "lost", "tau", "RBO"), [
+        (row.query[:40], row.recall_budget, row.change["overlap"], len(row.change["gained"]),
+         len(row.change["lost"]),
+         "n/a" if row.change["kendall_tau"] is None else f"{row.change['kendall_tau']:.2f}",
+         f"{row.change['rbo']:.2f}")
+        for row in rows if row.change is not None]))
+
+
+def _verify(pipe: Pipeline, settings: Settings) -> bool:
+    verifier = Verifier(pipe.store, settings)
+    clean = verifier.run(Selection(all=True))
+    print(verification_summary(clean))
+    key = next(pipe.store.audits.scan())[0]
+    redis_key = pipe.store.keys.result(key)
+    stored = pipe.store.results.get(key)
+    at = stored.index(b'"rank":1')
+    pipe.store.client.set(redis_key, stored[:at] + b'"rank":9' + stored[at + 8:])
+    print("\nnow one byte of one stored result is changed, as a tamperer would:")
+    caught = verifier.run(Selection(keys=[key]))
+    print(verification_summary(caught))
+    pipe.store.client.set(redis_key, stored)
+    return clean.clean and not caught.clean
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    with embedded_redis() as url:
+        demo = settings.with_overrides(redis_url=url, key_prefix="rookhaven-demo",
+                                       provider=args.provider, log_level="warning")
+        print(f"Rookhaven demo: embedded Redis-compatible server (fakeredis) at {url}.\n"
+              "It keeps everything in memory: NOT durable; it is all gone when this command "
+              "ends.\nA Celery worker runs in this process (solo pool) and consumes from it.")
+        application.configure(demo)
+        with start_worker(application.app, pool="solo", perform_ping_check=False,
+                          loglevel="ERROR", shutdown_timeout=10):
+            pipe = open_pipeline(demo)
+            _section("corpus")
+            first = pipe.add_corpus(sample_corpus(), "port-ops")
+            print(f"port-ops v1: {first.documents} documents, {first.digest[:23]}…")
+            _section("jobs")
+            submitted = _show_jobs(pipe, args.queries)
+            _section("bulk re-ranking")
+            edited = pipe.add_corpus(sample_corpus("port_ops_edited.jsonl"), "port-ops")
+            print(f"port-ops v2 (edited): {edited.documents} documents, {edited.digest[:23]}…")
+            _rerank(pipe)
+            _section("verification")
+            ok = _verify(pipe, demo)
+            pipe.store.close()
+        print(f"\n{submitted} jobs, a re-rank and two verification runs; nothing was written "
+              "to disk. For a durable deployment see the README's Deployment section.")
+    return 0 if ok else 1
