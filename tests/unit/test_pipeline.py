@@ -71,8 +71,9 @@ def test_a_worker_stores_the_same_bytes_as_inline_retrieve(pipeline: Pipeline,
     request = RetrievalRequest(query="crane delay and tide", recallBudget=5, seed="s")
     ref = pipeline.submit(request, "port")
     assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["done"]
-    assert pipeline.result(ref.result_key) == canonical_bytes(retrieve(request, DOCS, settings.provider))
-    assert pipeline.audit(ref.result_key) == canonical_bytes(retrieve(request, DOCS, settings.provider).audit)
+    inline = retrieve(request, DOCS, settings.provider)
+    assert pipeline.result(ref.result_key) == canonical_bytes(inline)
+    assert pipeline.audit(ref.result_key) == canonical_bytes(inline.audit)
     assert pipeline.job(ref.job_id).state == "done"
 
 
