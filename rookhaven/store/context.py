@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +41,12 @@ class StoreContext:
         self.requeue = self.client.register_script(scripts.REQUEUE)
 
     def now(self) -> str:
-        """The clock as the fixed-point text every stored time uses (milliseconds)."""
-        return f"{self.clock():.3f}"
+        """The clock as the fixed-point text every stored time uses (milliseconds).
+
+        Truncated, not rounded: a rounded-up stamp would lie up to 0.5 ms in the future, and
+        a sweep in that same millisecond would not see the job as old enough.
+        """
+        return f"{math.floor(self.clock() * 1000) / 1000:.3f}"
 
     def job_keys(self, job_id: str, key: str) -> list[str]:
         """The leading KEYS of every job script (see store.scripts)."""
