@@ -12,11 +12,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-njit: Any
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    njit = None
+
+def _load_njit() -> Any:
+    try:
+        from numba import njit as compiler
+    except ImportError:  # pragma: no cover - exercised where numba is absent
+        return None
+    return compiler
+
+
+njit: Any = _load_njit()
 
 AVAILABLE = njit is not None
 
@@ -58,169 +63,217 @@ def _weighted(v: Any, w: Any, wbits: int) -> Any:
     return max((v * w) >> wbits, np.int64(1))
 
 
-def _accumulate(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, q: Any, wbits: int,
-                acc: Any, hits: Any, best: Any, touched: Any, nt: int, gtouched: Any) -> Any:
-    """Add one query term's postings (best of its expansion lists) to every document."""
-    if hi - lo == 1:
-        s, e, w = lists[lo, 0], lists[lo, 1], lists[lo, 2]
-        for p in range(s, e):
-            d = docs[p]
-            if hits[d] == 0:
-                touched[nt] = d
-                nt += 1
-            acc[d] += q * _weighted(np.int64(impacts[p]), w, wbits)
-            hits[d] += 1
-        return nt
-    ng = 0
-    for li in range(lo, hi):
+def _group_lists(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, wbits: int) -> Any:
+    """One query term's postings: the union of its lists, each document at its best value."""
+    s, e, w = lists[lo, 0], lists[lo, 1], lists[lo, 2]
+    gd = np.empty(e - s, dtype=np.int64)
+    gv = np.empty(e - s, dtype=np.int64)
+    for p in range(s, e):
+        gd[p - s] = docs[p]
+        gv[p - s] = _weighted(np.int64(impacts[p]), w, wbits)
+    n = e - s
+    for li in range(lo + 1, hi):
         s, e, w = lists[li, 0], lists[li, 1], lists[li, 2]
-        for p in range(s, e):
-            d = docs[p]
-            v = _weighted(np.int64(impacts[p]), w, wbits)
-            if best[d] == 0:
-                gtouched[ng] = d
-                ng += 1
-            if v > best[d]:
-                best[d] = v
-    for i in range(ng):
-        d = gtouched[i]
-        if hits[d] == 0:
-            touched[nt] = d
-            nt += 1
-        acc[d] += q * best[d]
-        hits[d] += 1
-        best[d] = 0
-    return nt
+        md = np.empty(n + e - s, dtype=np.int64)
+        mv = np.empty(n + e - s, dtype=np.int64)
+        i, p, m = 0, s, 0
+        while i < n or p < e:
+            if p >= e or (i < n and gd[i] < docs[p]):
+                md[m], mv[m] = gd[i], gv[i]
+                i += 1
+            else:
+                v = _weighted(np.int64(impacts[p]), w, wbits)
+                if i < n and gd[i] == docs[p]:
+                    v = max(v, gv[i])
+                    i += 1
+                md[m], mv[m] = docs[p], v
+                p += 1
+            m += 1
+        gd, gv, n = md, mv, m
+    return gd[:n], gv[:n]
 
 
-def _probe(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, q: Any, wbits: int,
-           cand: Any, nc: int, mark: Any, acc: Any, hits: Any, best: Any) -> None:
-    """Add one query term to the candidates only (ascending, marked): each list is either
-    binary-searched per candidate or scanned, whichever touches fewer postings."""
-    for li in range(lo, hi):
-        s, e, w = lists[li, 0], lists[li, 1], lists[li, 2]
-        if nc * 24 < e - s:
-            a = s
-            for i in range(nc):
-                d = cand[i]
-                b = e
-                while a < b:  # first posting >= d, searching forward from the last one
-                    mid = (a + b) >> 1
-                    if docs[mid] < d:
-                        a = mid + 1
-                    else:
-                        b = mid
-                if a < e and docs[a] == d:
-                    v = _weighted(np.int64(impacts[a]), w, wbits)
-                    if v > best[d]:
-                        best[d] = v
+def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any) -> Any:
+    """The accumulator (docs ascending, sums, matched counts) plus q times one term."""
+    na, nb = len(ad), len(gd)
+    od = np.empty(na + nb, dtype=np.int64)
+    osum = np.empty(na + nb, dtype=np.int64)
+    om = np.empty(na + nb, dtype=np.int64)
+    i, j, m = 0, 0, 0
+    while i < na or j < nb:
+        if j >= nb or (i < na and ad[i] < gd[j]):
+            od[m], osum[m], om[m] = ad[i], asum[i], am[i]
+            i += 1
+        elif i >= na or gd[j] < ad[i]:
+            od[m], osum[m], om[m] = gd[j], q * gv[j], 1
+            j += 1
         else:
-            for p in range(s, e):
-                d = docs[p]
-                if mark[d]:
-                    v = _weighted(np.int64(impacts[p]), w, wbits)
-                    if v > best[d]:
-                        best[d] = v
-    for i in range(nc):
-        d = cand[i]
-        if best[d] > 0:
-            acc[d] += q * best[d]
-            hits[d] += 1
-            best[d] = 0
+            od[m], osum[m], om[m] = ad[i], asum[i] + q * gv[j], am[i] + 1
+            i += 1
+            j += 1
+        m += 1
+    return od[:m], osum[:m], om[:m]
 
 
-def _lower_cut(acc: Any, hits: Any, touched: Any, nt: int, k: int, cov_one: int, cov_c: int,
-               distinct: int, rest: Any) -> Any:
+def _group_value(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, d: Any,
+                 wbits: int) -> Any:
+    """One query term's value for document ``d`` (0 if absent), by binary search per list."""
+    top = np.int64(0)
+    for li in range(lo, hi):
+        a, b = lists[li, 0], lists[li, 1]
+        end = b
+        while a < b:  # first posting >= d
+            mid = (a + b) >> 1
+            if docs[mid] < d:
+                a = mid + 1
+            else:
+                b = mid
+        if a < end and docs[a] == d:
+            v = _weighted(np.int64(impacts[a]), lists[li, 2], wbits)
+            if v > top:
+                top = v
+    return top
+
+
+def _sift_max(hb: Any, hd: Any, n: int, j: int) -> None:
+    while True:
+        c = 2 * j + 1
+        if c >= n:
+            return
+        if c + 1 < n and hb[c + 1] > hb[c]:
+            c += 1
+        if hb[c] > hb[j]:
+            hb[c], hb[j] = hb[j], hb[c]
+            hd[c], hd[j] = hd[j], hd[c]
+            j = c
+        else:
+            return
+
+
+def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: int,
+                rest: Any, theta: Any, k: int, wbits: int, cov_one: int, cov_c: int,
+                distinct: int, ad: Any, asum: Any, am: Any) -> Any:
+    """Finish scoring the touched documents in descending upper-bound order, looking the
+    remaining terms up by binary search; stop once no bound can reach the cut, which rises
+    with every exact score. Returns the documents scored at or above the cut at the time."""
+    n_groups = len(groups) - 1
+    # A max-heap of (bound, document) over the documents whose bound reaches the cut:
+    # heapify is linear, and only the few documents popped before the stop are scored.
+    nt = len(ad)
+    hb = np.empty(nt, dtype=np.int64)
+    hd = np.empty(nt, dtype=np.int64)  # positions in the accumulator
+    n = 0
+    for i in range(nt):
+        m = min(am[i] + n_groups - g, np.int64(distinct))
+        b = _covered(asum[i] + rest, m, cov_one, cov_c, distinct)
+        if b >= theta:
+            hb[n] = b
+            hd[n] = i
+            n += 1
+    for j in range(n // 2 - 1, -1, -1):
+        _sift_max(hb, hd, n, j)
+    heap = np.empty(k, dtype=np.int64)  # min-heap of the k best exact scores
+    size = 0
+    out_d = np.empty(n, dtype=np.int64)
+    out_s = np.empty(n, dtype=np.int64)
+    n_out = 0
+    while n > 0:
+        if hb[0] < theta:
+            break  # every other bound is lower still
+        at = hd[0]
+        d = ad[at]
+        n -= 1
+        hb[0], hd[0] = hb[n], hd[n]
+        _sift_max(hb, hd, n, 0)
+        total, m = asum[at], am[at]
+        for gg in range(g, n_groups):
+            v = _group_value(docs, impacts, lists, groups[gg], groups[gg + 1], d, wbits)
+            if v > 0:
+                total += qtf[gg] * v
+                m += 1
+        score = _covered(total, m, cov_one, cov_c, distinct)
+        if score < theta:
+            continue
+        out_d[n_out] = d
+        out_s[n_out] = score
+        n_out += 1
+        if size < k:
+            heap[size] = score
+            size += 1
+            j = size - 1
+            while j > 0 and heap[(j - 1) >> 1] > heap[j]:  # sift up
+                heap[(j - 1) >> 1], heap[j] = heap[j], heap[(j - 1) >> 1]
+                j = (j - 1) >> 1
+        elif score > heap[0]:
+            heap[0] = score
+            j = 0
+            while True:  # sift down
+                c = 2 * j + 1
+                if c >= k:
+                    break
+                if c + 1 < k and heap[c + 1] < heap[c]:
+                    c += 1
+                if heap[c] < heap[j]:
+                    heap[c], heap[j] = heap[j], heap[c]
+                    j = c
+                else:
+                    break
+        if size == k and heap[0] > theta:
+            theta = heap[0]
+    return out_d[:n_out], out_s[:n_out]
+
+
+def _lower_cut(asum: Any, am: Any, k: int, cov_one: int, cov_c: int, distinct: int,
+               rest: Any) -> Any:
     """The k-th best covered partial score (a lower bound of the final k-th best), or -1
     when it cannot beat ``rest``. Division is costly, so it is done only for documents
     whose raw sum can reach the cut: covered(s) <= s, and covered is monotone in s."""
-    raw = np.empty(nt, dtype=np.int64)
-    for i in range(nt):
-        raw[i] = acc[touched[i]]
-    kth_raw = _kth_largest(raw, nt, k)
+    n = len(asum)
+    kth_raw = _kth_largest(asum, n, k)
     if kth_raw <= rest:
         return np.int64(-1)
     floor = _covered(kth_raw, 1, cov_one, cov_c, distinct)
-    scores = np.empty(nt, dtype=np.int64)
-    n = 0
-    for i in range(nt):
-        d = touched[i]
-        if acc[d] >= floor:
-            scores[n] = _covered(acc[d], hits[d], cov_one, cov_c, distinct)
-            n += 1
-    return _kth_largest(scores, n, k)
-
-
-def _keep_reachable(cand: Any, nc: int, acc: Any, hits: Any, mark: Any, unseen: int,
-                    rest: Any, theta: Any, cov_one: int, cov_c: int, distinct: int) -> int:
-    """Keep (in place, in order) the candidates whose upper bound still reaches ``theta``:
-    their sum plus every unseen term's bound, covered as if they matched them all."""
-    kept = 0
-    for i in range(nc):
-        d = cand[i]
-        m = min(np.int64(hits[d]) + unseen, np.int64(distinct))
-        if _covered(acc[d] + rest, m, cov_one, cov_c, distinct) >= theta:
-            cand[kept] = d
-            kept += 1
-        else:
-            mark[d] = 0
-    return kept
+    scores = np.empty(n, dtype=np.int64)
+    c = 0
+    for i in range(n):
+        if asum[i] >= floor:
+            scores[c] = _covered(asum[i], am[i], cov_one, cov_c, distinct)
+            c += 1
+    return _kth_largest(scores, c, k)
 
 
 def _top_candidates(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, bounds: Any,
-                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-                    acc: Any, hits: Any, best: Any, touched: Any, gtouched: Any,
-                    mark: Any) -> Any:
-    """MaxScore, term at a time: query terms arrive in descending upper-bound order. Once
-    the remaining terms' bounds sum below the k-th best lower bound, no unseen document
-    can reach the cut, so the rest only update candidates whose upper bound still can."""
+                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int) -> Any:
+    """MaxScore, term at a time: query terms arrive in descending upper-bound order and are
+    merged into a sorted accumulator (sequential memory, no corpus-sized arrays). Once the
+    remaining terms' bounds sum below the k-th best lower bound, no unseen document can
+    reach the cut, and the accumulated ones are finished best bound first."""
     n_groups = len(groups) - 1
     rest = np.zeros(n_groups + 1, dtype=np.int64)
     for g in range(n_groups - 1, -1, -1):
         rest[g] = rest[g + 1] + bounds[g]
-    nt = 0
+    ad = np.empty(0, dtype=np.int64)
+    asum = np.empty(0, dtype=np.int64)
+    am = np.empty(0, dtype=np.int64)
     g = 0
     theta = np.int64(-1)
     while g < n_groups:
-        nt = _accumulate(docs, impacts, lists, groups[g], groups[g + 1], qtf[g], wbits,
-                         acc, hits, best, touched, nt, gtouched)
+        gd, gv = _group_lists(docs, impacts, lists, groups[g], groups[g + 1], wbits)
+        ad, asum, am = _merge_add(ad, asum, am, gd, gv, qtf[g])
         g += 1
-        if g < n_groups and 0 < k <= nt:
-            theta = _lower_cut(acc, hits, touched, nt, k, cov_one, cov_c, distinct, rest[g])
+        if g < n_groups and 0 < k <= len(ad):
+            theta = _lower_cut(asum, am, k, cov_one, cov_c, distinct, rest[g])
             if rest[g] < theta:
                 break
     if g < n_groups:
-        # Candidates: touched documents whose upper bound can still reach theta.
-        cand = touched[:nt].astype(np.int64)
-        nc = _keep_reachable(cand, nt, acc, hits, mark, n_groups - g, rest[g], theta,
-                             cov_one, cov_c, distinct)
-        cand = np.sort(cand[:nc])
-        for i in range(nc):
-            mark[cand[i]] = 1
-        while g < n_groups:
-            _probe(docs, impacts, lists, groups[g], groups[g + 1], qtf[g], wbits, cand, nc,
-                   mark, acc, hits, best)
-            g += 1
-            if g < n_groups:
-                # The cut only rises: drop candidates whose bound fell below it.
-                lbs = np.empty(nc, dtype=np.int64)
-                for i in range(nc):
-                    d = cand[i]
-                    lbs[i] = _covered(acc[d], hits[d], cov_one, cov_c, distinct)
-                theta = max(theta, _kth_largest(lbs, nc, k))
-                nc = _keep_reachable(cand, nc, acc, hits, mark, n_groups - g, rest[g], theta,
-                                     cov_one, cov_c, distinct)
-        for i in range(nc):
-            mark[cand[i]] = 0
+        cand, scores = _best_first(docs, impacts, lists, groups, qtf, g, rest[g], theta, k,
+                                   wbits, cov_one, cov_c, distinct, ad, asum, am)
     else:
-        cand = np.empty(nt, dtype=np.int64)
-        for i in range(nt):
-            cand[i] = touched[i]
-        nc = nt
-    scores = np.empty(nc, dtype=np.int64)
-    for i in range(nc):
-        d = cand[i]
-        scores[i] = _covered(acc[d], hits[d], cov_one, cov_c, distinct)
+        cand = ad
+        scores = np.empty(len(ad), dtype=np.int64)
+        for i in range(len(ad)):
+            scores[i] = _covered(asum[i], am[i], cov_one, cov_c, distinct)
+    nc = len(cand)
     threshold = _kth_largest(scores, nc, k) if 0 < k < nc else np.int64(-1)
     n_out = 0
     for i in range(nc):
@@ -234,10 +287,6 @@ def _top_candidates(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, 
             ords[j] = cand[i]
             units[j] = scores[i]
             j += 1
-    for i in range(nt):
-        d = touched[i]
-        acc[d] = 0
-        hits[d] = 0
     return ords, units
 
 
@@ -245,32 +294,21 @@ if njit is not None:
     _kth_largest = njit(cache=True, nogil=True)(_kth_largest)
     _covered = njit(cache=True, nogil=True)(_covered)
     _weighted = njit(cache=True, nogil=True)(_weighted)
-    _accumulate = njit(cache=True, nogil=True)(_accumulate)
-    _probe = njit(cache=True, nogil=True)(_probe)
+    _group_lists = njit(cache=True, nogil=True)(_group_lists)
+    _merge_add = njit(cache=True, nogil=True)(_merge_add)
+    _group_value = njit(cache=True, nogil=True)(_group_value)
+    _sift_max = njit(cache=True, nogil=True)(_sift_max)
+    _best_first = njit(cache=True, nogil=True)(_best_first)
     _lower_cut = njit(cache=True, nogil=True)(_lower_cut)
-    _keep_reachable = njit(cache=True, nogil=True)(_keep_reachable)
 
 
 _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else None
 
 
-class Scratch:
-    """Zeroed work arrays sized for one corpus; the kernel leaves them zeroed again."""
-
-    def __init__(self, n_docs: int) -> None:
-        self.acc = np.zeros(n_docs, dtype=np.int64)
-        self.best = np.zeros(n_docs, dtype=np.int64)
-        self.hits = np.zeros(n_docs, dtype=np.int32)
-        self.touched = np.empty(n_docs, dtype=np.int32)
-        self.gtouched = np.empty(n_docs, dtype=np.int32)
-        self.mark = np.zeros(n_docs, dtype=np.uint8)
-
-
 def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64],
                    qtf: npt.NDArray[np.int64], bounds: npt.NDArray[np.int64], wbits: int,
-                   k: int, cov_one: int, cov_c: int, distinct: int,
-                   scratch: Scratch) -> tuple[Any, Any]:
+                   k: int, cov_one: int, cov_c: int, distinct: int) -> tuple[Any, Any]:
     """Documents scoring at least the k-th best score (ties included) and their scores.
 
     ``lists`` rows are (start, end, weight) postings ranges; query term ``g`` owns rows
@@ -278,6 +316,5 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     terms should come in descending ``bounds`` order for the pruning to bite.
     """
     assert _kernel is not None
-    return _kernel(docs, impacts, lists, groups, qtf, bounds, wbits, k, cov_one, cov_c, distinct,  # type: ignore[no-any-return]
-                   scratch.acc, scratch.hits, scratch.best, scratch.touched, scratch.gtouched,
-                   scratch.mark)
+    return _kernel(docs, impacts, lists, groups, qtf, bounds, wbits,  # type: ignore[no-any-return]
+                   k, cov_one, cov_c, distinct)
