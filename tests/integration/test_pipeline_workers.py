@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,10 +12,10 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
-from rookhaven import Retriever, canonical_bytes
+from rookhaven import RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.pipeline import TASK_JOB, celery_config
 from rookhaven.store import JobSpec
-from tests.conftest import wait_until
+from tests.conftest import ROOT, wait_until
 from tests.integration.workerfarm import (
     WorkerFarm,
     all_done,
@@ -114,3 +117,40 @@ def test_a_pickle_message_is_refused_and_the_ledger_keeps_its_job_open(
     # The sweeper sends it again, as JSON, and then it runs.
     assert pipe.sweep(older_than=0).requeued == [spec.key]
     wait_until(lambda: all_done(pipe, [spec.key]), 60, what="the swept job")
+
+
+def test_the_command_line_adds_a_corpus_submits_waits_and_reads_back(
+        env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
+    corpus = tmp_path / "port.jsonl"
+    corpus.write_bytes(b"".join(canonical_bytes(d) + b"\n" for d in documents(40)))
+
+    def rookhaven(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "rookhaven.cli.main", *args], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+    added = rookhaven("corpus", "add", str(corpus), "--name", "port")
+    assert added.returncode == 0, added.stderr
+    digest = added.stdout.strip()
+    assert digest.startswith("sha256:")
+    assert f"port@1\t{digest}\t40 documents" in rookhaven("corpus", "list").stdout
+
+    workers.start("w1", concurrency=1)
+    query = ("--corpus", "port", "--query", "crane delay and tide", "--budget", "5")
+    job_id = rookhaven("submit", *query).stdout.strip()
+    waited = rookhaven("submit", *query, "--wait")
+    assert waited.returncode == 0, waited.stderr
+    expected = Retriever(documents(40), pipeline(env).settings.provider).retrieve(
+        RetrievalRequest(query="crane delay and tide", recallBudget=5))
+    assert waited.stdout.encode() == canonical_bytes(expected) + b"\n"
+    assert json.loads(rookhaven("job", job_id).stdout)["state"] == "done"
+    assert rookhaven("result", job_id, "--audit").stdout.encode() == \
+        canonical_bytes(expected.audit) + b"\n"
+    assert json.loads(rookhaven("sweep").stdout)["requeued"] == []
+
+    missing = rookhaven("job", "sha256:" + "0" * 64)
+    assert missing.returncode == 2 and "no job" in missing.stderr
+    unconfigured = subprocess.run(
+        [sys.executable, "-m", "rookhaven.cli.main", "corpus", "list"], cwd=ROOT,
+        env={k: v for k, v in env.items() if k != "ROOKHAVEN_REDIS_URL"},
+        capture_output=True, text=True, timeout=60)
+    assert unconfigured.returncode == 2 and "set ROOKHAVEN_REDIS_URL" in unconfigured.stderr
