@@ -141,3 +141,38 @@ def test_a_submitter_with_no_redis_at_all_gets_the_same_clear_error() -> None:
     settings = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_timeout=1)
     with pytest.raises(StoreUnavailableError, match="check that the server is running"):
         open_pipeline(settings).submit(requests(1)[0], "latest")
+
+
+def test_an_acl_user_confined_to_the_key_prefix_runs_the_whole_pipeline(
+        tmp_path: Path) -> None:
+    # The user may touch only keys under the prefix: proof that the store and kombu both
+    # keep everything under it. The database number is honoured too.
+    port = free_port()
+    server = start_redis_server(tmp_path, port,
+                                "--user", "rookhaven", "on", ">s3cret", "~rh-acl:*", "&*",
+                                "+@all")
+    try:
+        url = f"redis://rookhaven:s3cret@127.0.0.1:{port}/3"
+        env = environment(url, "rh-acl")
+        pipe = pipeline(env)
+        pipe.add_corpus(documents(30), "port")
+        workers = WorkerFarm(env, tmp_path)
+        try:
+            workers.start("acl", concurrency=1)
+            ref = pipe.submit(requests(1)[0], "port")
+            wait_until(lambda: all_done(pipe, [ref.job_id]), 60, what="the job")
+        finally:
+            workers.stop_all()
+        client = redis.Redis.from_url(url)
+        assert client.exists(f"rh-acl:result:{ref.result_key}")
+        assert not redis.Redis.from_url(url.replace("/3", "/0")).exists(
+            f"rh-acl:result:{ref.result_key}")
+        client.close()
+
+        wrong = pipeline(environment(url.replace("s3cret", "nope"), "rh-acl"))
+        with pytest.raises(StoreUnavailableError) as caught:
+            wrong.submit(requests(1)[0], "port")
+        assert "nope" not in str(caught.value) and "s3cret" not in str(caught.value)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
