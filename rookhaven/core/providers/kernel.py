@@ -65,6 +65,8 @@ def _weighted(v: Any, w: Any, wbits: int) -> Any:
 
 def _group_lists(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, wbits: int) -> Any:
     """One query term's postings: the union of its lists, each document at its best value."""
+    if hi == lo:  # a query term that matches no indexed term
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     s, e, w = lists[lo, 0], lists[lo, 1], lists[lo, 2]
     gd = np.empty(e - s, dtype=np.int64)
     gv = np.empty(e - s, dtype=np.int64)
@@ -93,8 +95,11 @@ def _group_lists(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, wbits: i
     return gd[:n], gv[:n]
 
 
-def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any) -> Any:
-    """The accumulator (docs ascending, sums, matched counts) plus q times one term."""
+def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any, theta: Any,
+               rest: Any) -> Any:
+    """The accumulator (docs ascending, sums, matched counts) plus q times one term,
+    keeping only documents whose sum plus ``rest`` (the bounds of the terms still to
+    come) can reach ``theta``: the rest cannot lift them to the cut."""
     na, nb = len(ad), len(gd)
     od = np.empty(na + nb, dtype=np.int64)
     osum = np.empty(na + nb, dtype=np.int64)
@@ -102,16 +107,18 @@ def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any) -> Any:
     i, j, m = 0, 0, 0
     while i < na or j < nb:
         if j >= nb or (i < na and ad[i] < gd[j]):
-            od[m], osum[m], om[m] = ad[i], asum[i], am[i]
+            d, total, hits = ad[i], asum[i], am[i]
             i += 1
         elif i >= na or gd[j] < ad[i]:
-            od[m], osum[m], om[m] = gd[j], q * gv[j], 1
+            d, total, hits = np.int64(gd[j]), q * np.int64(gv[j]), np.int64(1)
             j += 1
         else:
-            od[m], osum[m], om[m] = ad[i], asum[i] + q * gv[j], am[i] + 1
+            d, total, hits = ad[i], asum[i] + q * np.int64(gv[j]), am[i] + 1
             i += 1
             j += 1
-        m += 1
+        if total + rest >= theta:
+            od[m], osum[m], om[m] = d, total, hits
+            m += 1
     return od[:m], osum[:m], om[:m]
 
 
@@ -225,14 +232,14 @@ def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: i
 
 def _lower_cut(asum: Any, am: Any, k: int, cov_one: int, cov_c: int, distinct: int,
                rest: Any) -> Any:
-    """The k-th best covered partial score (a lower bound of the final k-th best), or -1
-    when it cannot beat ``rest``. Division is costly, so it is done only for documents
-    whose raw sum can reach the cut: covered(s) <= s, and covered is monotone in s."""
+    """A lower bound of the final k-th best score: the k-th best covered partial score, or
+    a cheaper bound when even that could not beat ``rest``. Division is costly, so it is
+    done only for documents whose raw sum can reach the cut (covered(s) <= s, monotone)."""
     n = len(asum)
     kth_raw = _kth_largest(asum, n, k)
-    if kth_raw <= rest:
-        return np.int64(-1)
     floor = _covered(kth_raw, 1, cov_one, cov_c, distinct)
+    if kth_raw <= rest:
+        return floor  # cannot beat rest anyway: the cheap bound is enough
     scores = np.empty(n, dtype=np.int64)
     c = 0
     for i in range(n):
@@ -258,11 +265,18 @@ def _top_candidates(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, 
     g = 0
     theta = np.int64(-1)
     while g < n_groups:
-        gd, gv = _group_lists(docs, impacts, lists, groups[g], groups[g + 1], wbits)
-        ad, asum, am = _merge_add(ad, asum, am, gd, gv, qtf[g])
+        lo, hi = groups[g], groups[g + 1]
+        if hi - lo == 1 and lists[lo, 2] == (1 << wbits):
+            # One list at full weight: merge straight from the postings, no copy.
+            s, e = lists[lo, 0], lists[lo, 1]
+            ad, asum, am = _merge_add(ad, asum, am, docs[s:e], impacts[s:e], qtf[g], theta,
+                                      rest[g + 1])
+        else:
+            gd, gv = _group_lists(docs, impacts, lists, lo, hi, wbits)
+            ad, asum, am = _merge_add(ad, asum, am, gd, gv, qtf[g], theta, rest[g + 1])
         g += 1
         if g < n_groups and 0 < k <= len(ad):
-            theta = _lower_cut(asum, am, k, cov_one, cov_c, distinct, rest[g])
+            theta = max(theta, _lower_cut(asum, am, k, cov_one, cov_c, distinct, rest[g]))
             if rest[g] < theta:
                 break
     if g < n_groups:

@@ -72,12 +72,6 @@ class Bm25Scorer:
         ords = np.flatnonzero(matched)
         return ords, self.covered(acc[ords], matched[ords], len(plan))
 
-    @cached_property
-    def spare(self) -> list[kernel.Scratch]:
-        """Idle work arrays. list.pop/append are atomic, so concurrent queries never share
-        one: each takes its own and a new one is made when none is idle."""
-        return []
-
     def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
         """The documents scoring at least the k-th best score, ties at the cut included."""
         if kernel.AVAILABLE:
@@ -120,15 +114,9 @@ class Bm25Scorer:
         np.cumsum([len(e) for _, _, e in bounded], out=groups[1:])
         qtf = np.asarray([q for _, q, _ in bounded], dtype=np.int64)
         bounds = np.asarray([b for b, _, _ in bounded], dtype=np.int64)
-        try:
-            scratch = self.spare.pop()
-        except IndexError:
-            scratch = kernel.Scratch(self.n_docs)
-        result = kernel.top_candidates(
+        return kernel.top_candidates(
             self.docs, self.impacts, lists, groups, qtf, bounds, self.weight_bits, k,
-            1 << self.coverage_bits, self.coverage, len(plan), scratch)
-        self.spare.append(scratch)  # only once it is clean again; a failed call drops it
-        return result
+            1 << self.coverage_bits, self.coverage, len(plan))
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
         """Scores of the given documents (0 where one matches nothing)."""
