@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 import numpy as np
@@ -144,10 +145,11 @@ class _Builder:
                 seg_doc.append(local)
                 seg_w.append(self.weights.get(name, WEIGHT_ONE))
                 seg_len.append(len(found))
-        new = set(tokens).difference(self.lookup)
-        if new:
-            self._learn(new)
-        ids = np.frombuffer(array("i", map(self.lookup.__getitem__, tokens)), dtype=np.int32)
+        found = list(map(self.lookup.get, tokens))
+        if None in found:  # new tokens: learn them (sorted), then look everything up again
+            self._learn(set(compress(tokens, map(is_, found, repeat(None)))))
+            found = list(map(self.lookup.get, tokens))
+        ids = np.array(found, dtype=np.int32)
         self._close_chunk(ids, len(docs), np.asarray(seg_doc), np.asarray(seg_w),
                           np.asarray(seg_len))
 
@@ -160,7 +162,9 @@ class _Builder:
         # Sums of small integers in float64 are exact (far below 2**53).
         self.sizes.append(n)
         self.lengths.append(np.bincount(doc, weights=weight, minlength=n).astype(np.int64))
-        keys = ids.astype(np.int64) * n + doc
+        # uint32 keys sort faster than int64 when the key space allows it.
+        key_type = np.uint32 if len(self.terms) * n < 1 << 32 else np.int64
+        keys = ids.astype(key_type) * key_type(n) + doc.astype(key_type)
         if np.all(weight == WEIGHT_ONE):
             uniq, counts = np.unique(keys, return_counts=True)
             tf = counts.astype(np.int32) * WEIGHT_ONE
@@ -189,9 +193,12 @@ class _Builder:
         for size in self.sizes:
             term, local, tf = self.chunks.pop()  # freed as soon as it is laid out
             t = rank[term]
-            # Within a chunk each term's postings are contiguous and in document order.
-            first = np.searchsorted(term, term, side="left")
-            pos = filled[t] + (np.arange(len(term)) - first)
+            # Within a chunk each term's postings are contiguous and in document order:
+            # a posting's place is its term's fill mark plus its rank within the run.
+            starts = np.flatnonzero(np.diff(term, prepend=-1))
+            runs = np.diff(np.append(starts, len(term)))
+            rank_in_run = np.arange(len(term)) - np.repeat(starts, runs)
+            pos = filled[t] + rank_in_run
             docs[pos] = local.astype(np.int32) + base
             tfs[pos] = tf
             filled += np.bincount(t, minlength=len(order))

@@ -54,7 +54,11 @@ def term_impacts(index: InvertedIndex, k1: float, b: float,
     out = np.empty(len(index.docs), dtype=np.int32)
     for lo in range(0, len(out), BLOCK):
         hi = min(lo + BLOCK, len(out))
-        term = np.searchsorted(index.offsets, np.arange(lo, hi), side="right") - 1
+        first = int(np.searchsorted(index.offsets, lo, side="right")) - 1
+        last = int(np.searchsorted(index.offsets, hi - 1, side="right")) - 1
+        spans = (np.minimum(index.offsets[first + 1:last + 2], hi)
+                 - np.maximum(index.offsets[first:last + 1], lo))
+        term = np.repeat(np.arange(first, last + 1), spans)
         tf = index.tfs[lo:hi].astype(np.float64) / WEIGHT_ONE  # power-of-two division: exact
         saturated = tf * (k1 + 1.0) / (tf + norm[index.docs[lo:hi]])
         units = np.floor(term_idf[term] * saturated * SCALE)
