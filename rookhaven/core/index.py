@@ -140,11 +140,11 @@ class _Builder:
             parts = [(fields[name], name) for name in sorted(fields)] if fields else []
             parts.append((doc.text, BODY))
             for text, name in parts:
-                found = split_fast(text)
-                tokens += found
+                words = split_fast(text)
+                tokens += words
                 seg_doc.append(local)
                 seg_w.append(self.weights.get(name, WEIGHT_ONE))
-                seg_len.append(len(found))
+                seg_len.append(len(words))
         found = list(map(self.lookup.get, tokens))
         if None in found:  # new tokens: learn them (sorted), then look everything up again
             self._learn(set(compress(tokens, map(is_, found, repeat(None)))))
@@ -163,7 +163,7 @@ class _Builder:
         self.sizes.append(n)
         self.lengths.append(np.bincount(doc, weights=weight, minlength=n).astype(np.int64))
         # uint32 keys sort faster than int64 when the key space allows it.
-        key_type = np.uint32 if len(self.terms) * n < 1 << 32 else np.int64
+        key_type: Any = np.uint32 if len(self.terms) * n < 1 << 32 else np.int64
         keys = ids.astype(key_type) * key_type(n) + doc.astype(key_type)
         if np.all(weight == WEIGHT_ONE):
             uniq, counts = np.unique(keys, return_counts=True)
