@@ -10,6 +10,7 @@ import orjson
 from ..config import Settings
 from ..core.engine import Retriever
 from ..evaluation import METRICS, load_collection, read_split, run_collection, write_trec_run
+from ..synonymfile import load_synonyms
 from .options import positive_int
 
 
@@ -26,6 +27,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--queries-split", metavar="FILE",
                         help="evaluate only the query ids listed in FILE, one a line")
     parser.add_argument("--run-out", metavar="FILE", help="write the rankings as a TREC run")
+    parser.add_argument("--synonyms", metavar="FILE",
+                        help="query-side synonyms for bm25 ('a, b' or 'a => b' a line)")
     parser.add_argument("--format", choices=("json", "table"), default="table",
                         help="json: one object with every metric; table: aligned text")
     parser.set_defaults(run=run)
@@ -34,7 +37,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     collection = load_collection(args.dataset, max_docs=settings.max_corpus_docs)
     provider = args.provider or settings.provider
-    retriever = Retriever(collection.documents, provider)
+    params = {"synonyms": load_synonyms(args.synonyms)} if args.synonyms else {}
+    retriever = Retriever(collection.documents, provider, **params)
     only = read_split(args.queries_split) if args.queries_split else None
     result = run_collection(collection, retriever, budget=args.budget, seed=settings.default_seed,
                             decompose=not args.no_decompose, only=only)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -142,3 +143,17 @@ def test_bm25_is_the_default_provider_everywhere() -> None:
     result = retrieve(RetrievalRequest(query="tide"), CORPUS)
     assert result.audit.engine.name == "bm25"
     assert Retriever(CORPUS).provider.name == "bm25"
+
+
+def test_a_synonyms_file_reads_groups_and_one_way_rules(tmp_path: Path) -> None:
+    from rookhaven.synonymfile import load_synonyms, parse_synonyms
+
+    path = tmp_path / "syn.txt"
+    path.write_text("# port words\nship, vessel\n\nquay => berth, wharf\n")
+    assert load_synonyms(path) == {"quay": ["berth", "wharf"], "ship": ["vessel"],
+                                   "vessel": ["ship"]}
+    with pytest.raises(ConfigError, match="line 1"):
+        parse_synonyms("lonely")
+    docs = [Document(id="b", text="the berth"), Document(id="q", text="the quay")]
+    assert _ids("quay", docs, synonyms=load_synonyms(path)) == ["q", "b"]
+    assert _ids("berth", docs, synonyms=load_synonyms(path)) == ["b"]
