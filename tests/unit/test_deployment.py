@@ -364,3 +364,14 @@ def test_every_rookhaven_variable_in_the_deployment_files_is_a_known_setting() -
              for variable in re.findall(r"\bROOKHAVEN_[A-Z0-9_]+", path.read_text())}
     unknown = sorted(f"{path}: {variable}" for path, variable in named if variable not in KNOWN)
     assert not unknown, "\n".join(unknown)
+
+
+def test_every_rookhaven_command_in_the_runbook_parses() -> None:
+    runbook = (OPS / "runbook.md").read_text()
+    # Lines of its indented code blocks, from the word `rookhaven` on, comments dropped.
+    commands = [shlex.split(m.group(1), comments=True) for m in
+                re.finditer(r"^ {4,}(?:\S+ )?(rookhaven [a-z].*)$", runbook, re.MULTILINE)]
+    assert len(commands) >= 10
+    for words in commands:
+        resolve(words)
+
