@@ -59,9 +59,10 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        # Inside the handler: a plugin may read settings when it loads, and a bad one must
+        # still be one line and exit 2, not a traceback.
+        args = build_parser().parse_args(argv)
         settings = Settings.from_mapping(os.environ)
         configure_logging(settings.log_level)
         status: int = args.run(args, settings)
