@@ -45,24 +45,34 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> Parser:
+def build_parser(command: str | None = None) -> Parser:
+    """The full parser; a plugin command's own parser is loaded only when it is ``command``."""
     parser = Parser(prog="rookhaven", description="Seeded, auditable, reproducible retrieval.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     subparsers.required = True
     for name in SUBCOMMANDS:
         importlib.import_module(f"{__package__}.{name}").register(subparsers)
     # Commands other installed packages add (the workers package adds ``demo``, which runs a
-    # worker in-process): rookhaven never imports them by name.
+    # worker in-process): rookhaven never imports them by name, and loads one (Celery and
+    # all) only when it is the command being run.
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
-        plugin.load()(subparsers)
+        if plugin.name == command:
+            plugin.load()(subparsers)
+        else:
+            subparsers.add_parser(plugin.name, help=f"(from {plugin.module.split('.')[0]})")
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Inside the handler: a plugin may read settings when it loads, and a bad one must
         # still be one line and exit 2, not a traceback.
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(_command(words)).parse_args(words)
         settings = Settings.from_mapping(os.environ)
         configure_logging(settings.log_level)
         status: int = args.run(args, settings)

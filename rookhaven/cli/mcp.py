@@ -11,14 +11,9 @@ import logging
 import sys
 from typing import Any
 
-import anyio
-
 from ..config import Settings
 from ..errors import ConfigError
 from ..logs import JsonLineFormatter
-from ..server import build_server
-from ..server.http import check_bind, serve_http
-from ..server.stdio import serve_stdio
 from .options import positive_int
 
 # Libraries that log every request at INFO; below debug they only say when something is wrong.
@@ -62,6 +57,14 @@ def route_library_logs(level: str) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    # Imported here: the SDK takes half a second to import, which every other command
+    # would otherwise pay just to build the parser.
+    import anyio
+
+    from ..server import build_server
+    from ..server.http import check_bind, serve_http
+    from ..server.stdio import serve_stdio
+
     if (args.host or args.port) and not args.http:
         raise ConfigError("--host and --port apply only with --http")
     settings = settings.with_overrides(mcp_host=args.host, mcp_port=args.port)
