@@ -66,7 +66,7 @@ class InvertedIndex:
     vocabulary: tuple[str, ...]
     offsets: npt.NDArray[np.int64]
     docs: npt.NDArray[np.int32]
-    tfs: npt.NDArray[np.int32]
+    tfs: npt.NDArray[Any]  # uint16 when every count fits, else int32
     lengths: npt.NDArray[np.int64]
     corpus_digest_source: Corpus
     params: dict[str, Any]
@@ -83,7 +83,7 @@ class InvertedIndex:
         """Document frequency of every term, in vocabulary order."""
         return np.diff(self.offsets)
 
-    def postings(self, term_id: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    def postings(self, term_id: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         lo, hi = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
         return self.docs[lo:hi], self.tfs[lo:hi]
 
@@ -111,7 +111,8 @@ class _Builder:
         self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
         self.terms: list[str] = []         # provisional id -> term
         self.term_of: dict[str, int] = {}  # term -> provisional id
-        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[Any], npt.NDArray[Any]]] = []
+        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
+                                npt.NDArray[Any], npt.NDArray[Any]]] = []
         self.lengths: list[npt.NDArray[np.int64]] = []
         self.sizes: list[int] = []
 
@@ -171,37 +172,37 @@ class _Builder:
         else:
             uniq, inverse = np.unique(keys, return_inverse=True)
             tf = np.bincount(inverse, weights=weight).astype(np.int32)
-        # Compact while waiting for layout: chunks hold every posting once, briefly.
+        # Compact while waiting for layout (every posting is held once, until finish):
+        # terms as runs (the keys are sorted by term), 2-byte local ordinals and counts.
         tf_type = np.uint16 if len(tf) == 0 or int(tf.max()) <= 0xFFFF else np.int32
-        self.chunks.append(((uniq // n).astype(np.int32), (uniq % n).astype(np.uint16),
-                            tf.astype(tf_type)))
+        run_terms, run_lengths = np.unique(uniq // n, return_counts=True)
+        self.chunks.append((run_terms.astype(np.int32), run_lengths.astype(np.int64),
+                            (uniq % n).astype(np.uint16), tf.astype(tf_type)))
 
     def finish(self, corpus: Corpus, params: dict[str, Any]) -> InvertedIndex:
         order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
         rank = np.empty(len(order), dtype=np.int64)
         rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         df = np.zeros(len(order), dtype=np.int64)
-        for term, _, _ in self.chunks:
-            df += np.bincount(rank[term], minlength=len(order))
+        for run_terms, run_lengths, _, _ in self.chunks:
+            df[rank[run_terms]] += run_lengths  # a term has one run per chunk
         offsets = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(df, out=offsets[1:])
         docs = np.empty(int(offsets[-1]), dtype=np.int32)
-        tfs = np.empty(int(offsets[-1]), dtype=np.int32)
+        wide = any(tf.dtype != np.uint16 for _, _, _, tf in self.chunks)
+        tfs = np.empty(int(offsets[-1]), dtype=np.int32 if wide else np.uint16)
         filled = offsets[:-1].copy()
         base = 0
         self.chunks.reverse()
         for size in self.sizes:
-            term, local, tf = self.chunks.pop()  # freed as soon as it is laid out
-            t = rank[term]
-            # Within a chunk each term's postings are contiguous and in document order:
-            # a posting's place is its term's fill mark plus its rank within the run.
-            starts = np.flatnonzero(np.diff(term, prepend=-1))
-            runs = np.diff(np.append(starts, len(term)))
-            rank_in_run = np.arange(len(term)) - np.repeat(starts, runs)
-            pos = filled[t] + rank_in_run
+            run_terms, run_lengths, local, tf = self.chunks.pop()  # freed once laid out
+            t = rank[run_terms]
+            # Each run goes to its term's fill mark, in document order within the run.
+            run_starts = np.cumsum(run_lengths) - run_lengths
+            pos = np.repeat(filled[t] - run_starts, run_lengths) + np.arange(len(local))
             docs[pos] = local.astype(np.int32) + base
             tfs[pos] = tf
-            filled += np.bincount(t, minlength=len(order))
+            filled[t] += run_lengths
             base += size
         lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
         vocabulary = tuple(self.terms[i] for i in order)
