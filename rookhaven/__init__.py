@@ -8,7 +8,7 @@ from .core.canonical import canonical_bytes
 from .core.corpus import Corpus
 from .core.engine import Retriever, retrieve
 from .core.identity import CORE_VERSION, engine_identity, result_key
-from .core.providers import TfCosineProvider
+from .core.providers import Bm25Provider, TfCosineProvider
 from .models import Audit, Document, RetrievalRequest, RetrievalResult, ScoredHit, Subquery
 
 __version__ = "0.1.0"
@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CORE_VERSION",
     "Audit",
+    "Bm25Provider",
     "Corpus",
     "Document",
     "RetrievalRequest",
