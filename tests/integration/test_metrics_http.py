@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from rookhaven.config import Settings
 from rookhaven.pipeline import open_pipeline
 from tests.conftest import free_port, wait_until
 from tests.integration.test_mcp_http import TOKEN, _serve, _stop
-from tests.integration.workerfarm import WorkerFarm, all_done, documents, environment, farm
+from tests.integration.workerfarm import WorkerFarm, all_done, documents, environment
 from tests.integration.workerfarm import requests as make_requests
 from tests.mcp_support import write_corpus
 
@@ -47,11 +46,6 @@ def test_the_mcp_server_serves_metrics_behind_its_token(tmp_path: Path) -> None:
 def env(redis_url: str, key_prefix: str) -> dict[str, str]:
     return environment(redis_url, key_prefix, ROOKHAVEN_PROVIDER="tfcosine",
                        ROOKHAVEN_METRICS_PORT=str(free_port()))
-
-
-@pytest.fixture
-def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
-    yield from farm(env, tmp_path)
 
 
 def test_a_worker_with_a_metrics_port_serves_the_cluster_counts(

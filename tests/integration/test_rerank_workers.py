@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -16,19 +15,9 @@ from rookhaven.core.compare import compare_rankings
 from rookhaven.pipeline import Executor, Pipeline, open_pipeline
 from rookhaven.pipeline.inline import InlineDispatcher
 from tests.conftest import ROOT
-from tests.integration.workerfarm import WorkerFarm, documents, environment, farm, requests
+from tests.integration.workerfarm import WorkerFarm, documents, requests
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def env(redis_url: str, key_prefix: str) -> dict[str, str]:
-    return environment(redis_url, key_prefix, ROOKHAVEN_PROVIDER="tfcosine")
-
-
-@pytest.fixture
-def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
-    yield from farm(env, tmp_path)
 
 
 def edited(docs: list[Document]) -> list[Document]:
@@ -63,8 +52,8 @@ def test_reranking_a_thousand_queries_reports_counts_matching_a_direct_computati
     assert len(rows) == 1000
     expected = {}
     for request in asked:
-        old = [h.id for h in retrieve(request, old_docs, "tfcosine").hits]
-        new = [h.id for h in retrieve(request, new_docs, "tfcosine").hits]
+        old = [h.id for h in retrieve(request, old_docs, settings.provider).hits]
+        new = [h.id for h in retrieve(request, new_docs, settings.provider).hits]
         expected[(request.query, request.seed)] = compare_rankings(old, new,
                                                                    request.recall_budget)
     for row in rows:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import orjson
 import pytest
 
@@ -12,19 +9,9 @@ from rookhaven.config import Settings
 from rookhaven.pipeline import TASK_VERIFY, CeleryDispatcher, Executor, Pipeline, open_pipeline
 from rookhaven.pipeline.inline import InlineDispatcher
 from tests.conftest import wait_until
-from tests.integration.workerfarm import WorkerFarm, documents, environment, farm, requests
+from tests.integration.workerfarm import WorkerFarm, documents, requests
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def env(redis_url: str, key_prefix: str) -> dict[str, str]:
-    return environment(redis_url, key_prefix, ROOKHAVEN_PROVIDER="tfcosine")
-
-
-@pytest.fixture
-def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
-    yield from farm(env, tmp_path)
 
 
 def test_the_verify_task_records_a_clean_run_then_alarms_on_tampering(
