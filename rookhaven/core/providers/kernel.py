@@ -26,6 +26,22 @@ njit: Any = _load_njit()
 AVAILABLE = njit is not None
 
 
+def _sift_min(heap: Any, k: int) -> None:
+    """Restore a min-heap of size k after its root was replaced."""
+    j = 0
+    while True:
+        c = 2 * j + 1
+        if c >= k:
+            return
+        if c + 1 < k and heap[c + 1] < heap[c]:
+            c += 1
+        if heap[c] < heap[j]:
+            heap[c], heap[j] = heap[j], heap[c]
+            j = c
+        else:
+            return
+
+
 def _kth_largest(values: Any, n: int, k: int) -> Any:
     """The k-th largest of ``values[:n]`` (1 <= k <= n), by a min-heap of the k largest."""
     heap = np.empty(k, dtype=np.int64)
@@ -36,18 +52,7 @@ def _kth_largest(values: Any, n: int, k: int) -> Any:
         u = values[i]
         if u > heap[0]:
             heap[0] = u
-            j = 0
-            while True:  # sift down
-                c = 2 * j + 1
-                if c >= k:
-                    break
-                if c + 1 < k and heap[c + 1] < heap[c]:
-                    c += 1
-                if heap[c] < heap[j]:
-                    heap[c], heap[j] = heap[j], heap[c]
-                    j = c
-                else:
-                    break
+            _sift_min(heap, k)
     return heap[0]
 
 
@@ -213,18 +218,7 @@ def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: i
                 j = (j - 1) >> 1
         elif score > heap[0]:
             heap[0] = score
-            j = 0
-            while True:  # sift down
-                c = 2 * j + 1
-                if c >= k:
-                    break
-                if c + 1 < k and heap[c + 1] < heap[c]:
-                    c += 1
-                if heap[c] < heap[j]:
-                    heap[c], heap[j] = heap[j], heap[c]
-                    j = c
-                else:
-                    break
+            _sift_min(heap, k)
         if size == k and heap[0] > theta:
             theta = heap[0]
     return out_d[:n_out], out_s[:n_out]
@@ -305,6 +299,7 @@ def _top_candidates(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, 
 
 
 if njit is not None:
+    _sift_min = njit(cache=True, nogil=True)(_sift_min)
     _kth_largest = njit(cache=True, nogil=True)(_kth_largest)
     _covered = njit(cache=True, nogil=True)(_covered)
     _weighted = njit(cache=True, nogil=True)(_weighted)
