@@ -101,10 +101,11 @@ def _group_lists(docs: Any, impacts: Any, lists: Any, lo: int, hi: int, wbits: i
 
 
 def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any, theta: Any,
-               rest: Any) -> Any:
+               rest: Any, admit: bool = True) -> Any:
     """The accumulator (docs ascending, sums, matched counts) plus q times one term,
     keeping only documents whose sum plus ``rest`` (the bounds of the terms still to
-    come) can reach ``theta``: the rest cannot lift them to the cut."""
+    come) can reach ``theta``: the rest cannot lift them to the cut. With ``admit``
+    false, documents not already accumulated are not added (they cannot qualify)."""
     na, nb = len(ad), len(gd)
     od = np.empty(na + nb, dtype=np.int64)
     osum = np.empty(na + nb, dtype=np.int64)
@@ -117,6 +118,8 @@ def _merge_add(ad: Any, asum: Any, am: Any, gd: Any, gv: Any, q: Any, theta: Any
         elif i >= na or gd[j] < ad[i]:
             d, total, hits = np.int64(gd[j]), q * np.int64(gv[j]), np.int64(1)
             j += 1
+            if not admit:
+                continue
         else:
             d, total, hits = ad[i], asum[i] + q * np.int64(gv[j]), am[i] + 1
             i += 1
@@ -164,10 +167,12 @@ def _sift_max(hb: Any, hd: Any, n: int, j: int) -> None:
 
 def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: int,
                 rest: Any, theta: Any, k: int, wbits: int, cov_one: int, cov_c: int,
-                distinct: int, ad: Any, asum: Any, am: Any) -> Any:
+                distinct: int, ad: Any, asum: Any, am: Any, budget: Any) -> Any:
     """Finish scoring the touched documents in descending upper-bound order, looking the
     remaining terms up by binary search; stop once no bound can reach the cut, which rises
-    with every exact score. Returns the documents scored at or above the cut at the time."""
+    with every exact score. Returns the documents scored at or above the cut at the time,
+    the cut, and whether it finished within ``budget`` lookups (if not, the documents are
+    dropped and only the raised cut is worth keeping)."""
     n_groups = len(groups) - 1
     # A max-heap of (bound, document) over the documents whose bound reaches the cut:
     # heapify is linear, and only the few documents popped before the stop are scored.
@@ -189,9 +194,13 @@ def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: i
     out_d = np.empty(n, dtype=np.int64)
     out_s = np.empty(n, dtype=np.int64)
     n_out = 0
+    pops = 0
     while n > 0:
         if hb[0] < theta:
             break  # every other bound is lower still
+        pops += 1
+        if pops > budget:
+            return out_d[:0], out_s[:0], theta, False
         at = hd[0]
         d = ad[at]
         n -= 1
@@ -221,7 +230,7 @@ def _best_first(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, g: i
             _sift_min(heap, k)
         if size == k and heap[0] > theta:
             theta = heap[0]
-    return out_d[:n_out], out_s[:n_out]
+    return out_d[:n_out], out_s[:n_out], theta, True
 
 
 def _lower_cut(asum: Any, am: Any, k: int, cov_one: int, cov_c: int, distinct: int,
@@ -273,10 +282,25 @@ def _top_candidates(docs: Any, impacts: Any, lists: Any, groups: Any, qtf: Any, 
             theta = max(theta, _lower_cut(asum, am, k, cov_one, cov_c, distinct, rest[g]))
             if rest[g] < theta:
                 break
-    if g < n_groups:
-        cand, scores = _best_first(docs, impacts, lists, groups, qtf, g, rest[g], theta, k,
-                                   wbits, cov_one, cov_c, distinct, ad, asum, am)
-    else:
+    finished = False  # whether best-first produced the candidates
+    while g < n_groups:
+        # Best first is cheap while the bounds are tight (few documents to look up); past a
+        # budget of lookups, merging the next term sequentially is cheaper, and it lowers
+        # the bounds. A cut reached in an abandoned attempt stays valid.
+        span = np.int64(0)
+        for li in range(groups[g], groups[n_groups]):
+            span += lists[li, 1] - lists[li, 0]
+        cand, scores, theta, finished = _best_first(
+            docs, impacts, lists, groups, qtf, g, rest[g], theta, k, wbits, cov_one, cov_c,
+            distinct, ad, asum, am, span // 256 + 256)
+        if finished:
+            break
+        gd, gv = _group_lists(docs, impacts, lists, groups[g], groups[g + 1], wbits)
+        ad, asum, am = _merge_add(ad, asum, am, gd, gv, qtf[g], theta, rest[g + 1], False)
+        g += 1
+        if g < n_groups and 0 < k <= len(ad):
+            theta = max(theta, _lower_cut(asum, am, k, cov_one, cov_c, distinct, rest[g]))
+    if not finished:  # every term is merged: the accumulator holds exact sums
         cand = ad
         scores = np.empty(len(ad), dtype=np.int64)
         for i in range(len(ad)):
