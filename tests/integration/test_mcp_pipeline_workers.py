@@ -5,29 +5,18 @@ submit, poll and verify work end to end."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import wait_until
-from tests.integration.workerfarm import WorkerFarm, documents, environment, farm, pipeline
+from tests.integration.workerfarm import WorkerFarm, documents, pipeline
 from tests.mcp_support import StdioSession
 
 pytestmark = pytest.mark.integration
 
 ARGS = {"query": "crane tide and pilot delay", "recallBudget": 5, "seed": "mcp-1",
         "corpus": "port"}
-
-
-@pytest.fixture
-def env(redis_url: str, key_prefix: str) -> dict[str, str]:
-    return environment(redis_url, key_prefix)
-
-
-@pytest.fixture
-def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
-    yield from farm(env, tmp_path)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,24 +20,12 @@ from tests.integration.workerfarm import (
     all_done,
     documents,
     done_events,
-    environment,
-    farm,
     pipeline,
     requests,
     states,
 )
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def env(redis_url: str, key_prefix: str) -> dict[str, str]:
-    return environment(redis_url, key_prefix)
-
-
-@pytest.fixture
-def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
-    yield from farm(env, tmp_path)
 
 
 def test_a_thousand_jobs_complete_with_the_bytes_inline_retrieve_gives(
