@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rookhaven.rng import cyrb128, mulberry32
+from rookhaven.core.compiled import AVAILABLE as COMPILED
+from rookhaven.rng import cyrb128, cyrb128_reference, mulberry32
 from tests.conftest import ROOT, SHARED
 
 # The shared cross-language vectors, with a checked-in copy so the test never skips.
@@ -59,3 +62,17 @@ def test_below_stays_in_range_and_is_seeded() -> None:
     draws = [stream.below(3) for _ in range(200)]
     assert set(draws) == {0, 1, 2}
     assert first == [first[0]] * 3
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not installed: no compiled path to compare")
+def test_the_compiled_cyrb128_equals_the_reference_on_the_vectors() -> None:
+    for case in _vectors()["strings"]:
+        assert cyrb128(case["input"]) == cyrb128_reference(case["input"])
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not installed: no compiled path to compare")
+@given(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF),
+               max_size=80))
+def test_the_compiled_cyrb128_equals_the_reference_on_any_string(text: str) -> None:
+    assert cyrb128(text) == cyrb128_reference(text)
+    assert cyrb128(text + "\ud800") == cyrb128_reference(text + "\ud800")  # a lone surrogate

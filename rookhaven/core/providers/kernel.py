@@ -12,18 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..compiled import AVAILABLE, njit
 
-def _load_njit() -> Any:
-    try:
-        from numba import njit as compiler
-    except ImportError:  # pragma: no cover - exercised where numba is absent
-        return None
-    return compiler
-
-
-njit: Any = _load_njit()
-
-AVAILABLE = njit is not None
+__all__ = ["AVAILABLE", "top_candidates"]
 
 
 def _sift_min(heap: Any, k: int) -> None:
