@@ -29,10 +29,10 @@ import redis  # noqa: E402
 
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
-from rookhaven.pipeline import Executor, Pipeline, open_pipeline  # noqa: E402
-from rookhaven.pipeline.inline import InlineDispatcher  # noqa: E402
+from rookhaven.pipeline import Pipeline, open_pipeline  # noqa: E402
+from rookhaven.pipeline.inline import inline_pipeline  # noqa: E402
 from rookhaven.rerank import Reranker, RerankSpec, summarize  # noqa: E402
-from rookhaven.sample import sample_corpus, sample_requests  # noqa: E402
+from rookhaven.sampledata import sample_corpus, sample_requests  # noqa: E402
 from rookhaven.verification import Selection, Verifier  # noqa: E402
 from tests.integration.workerfarm import FAST, WorkerFarm  # noqa: E402
 
@@ -48,7 +48,7 @@ def history_requests(n: int) -> list[RetrievalRequest]:
 def prepare(env: dict[str, str], n: int) -> tuple[Pipeline, RerankSpec]:
     settings = Settings.from_mapping(env)
     store = open_pipeline(settings).store
-    inline = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    inline = inline_pipeline(store, settings)
     inline.add_corpus(sample_corpus(), "port")
     inline.submit_many(history_requests(n), "port")
     inline.add_corpus(sample_corpus("port_ops_edited.jsonl"), "port")

@@ -24,7 +24,7 @@ from rookhaven.config import Settings
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
-from rookhaven.sample import sample_corpus, sample_requests
+from rookhaven.sampledata import sample_corpus, sample_requests
 from rookhaven.verification import Selection, Verifier
 
 from . import application

@@ -21,9 +21,10 @@ import orjson
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..errors import InputError
-from ..pipeline import Executor, Pipeline, open_pipeline
-from ..pipeline.inline import InlineDispatcher
+from ..pipeline import Pipeline, open_pipeline
+from ..pipeline.inline import inline_pipeline
 from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
+from ..store import Store
 from .options import positive_int
 
 
@@ -127,10 +128,9 @@ def summary_text(summary: RerankSummary, out: Path) -> str:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    pipeline = open_pipeline(settings)
-    if args.inline:
-        pipeline = Pipeline(pipeline.store, InlineDispatcher(Executor(pipeline.store, settings)),
-                            settings)
+    # --inline needs no broker: no Celery producer is built.
+    pipeline = (inline_pipeline(Store.from_settings(settings), settings) if args.inline
+                else open_pipeline(settings))
     reranker = Reranker(pipeline, wait_timeout=args.wait_timeout)
     run_id = args.resume or reranker.start(spec_from(args, pipeline))
     print(f"rerank: run {run_id}", file=sys.stderr, flush=True)

@@ -45,11 +45,6 @@ class Corpus(Sequence[Document]):
     def __iter__(self) -> Iterator[Document]:
         return iter(self._docs)
 
-    @cached_property
-    def ordinals(self) -> dict[str, int]:
-        """Map from document id to its position in id order."""
-        return {doc_id: i for i, doc_id in enumerate(self.ids)}
-
     def canonical_lines(self) -> Iterator[bytes]:
         """The canonical corpus as JSON lines, newline-terminated, in id order."""
         for doc in self._docs:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..config import Settings
+from ..store import Store
 from .celeryconf import QUEUE
 from .executor import Executor
+from .service import Pipeline
 
 
 class InlineDispatcher:
@@ -23,3 +26,8 @@ class InlineDispatcher:
     def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
         for at in range(0, len(job_ids), batch_size):
             self.executor.run(list(job_ids[at: at + batch_size]), self.worker)
+
+
+def inline_pipeline(store: Store, settings: Settings) -> Pipeline:
+    """A Pipeline over ``store`` whose jobs run in this process as they are submitted."""
+    return Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)

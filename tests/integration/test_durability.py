@@ -22,7 +22,7 @@ from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
 from rookhaven.errors import RookhavenError
 from rookhaven.pipeline import Executor, Pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline.inline import InlineDispatcher, inline_pipeline
 from rookhaven.store import Store
 from tests.conftest import ROOT, free_port, start_redis_server, wait_until
 from tests.integration.test_pipeline_outages import Broker
@@ -114,7 +114,7 @@ def test_every_acknowledged_result_survives_redis_being_killed_mid_stream(
         server: RedisServer) -> None:
     settings = Settings(redis_url=server.url, key_prefix="rh-durability", redis_timeout=2)
     setup = Store.from_settings(settings)
-    corpus = Pipeline(setup, InlineDispatcher(Executor(setup, settings)), settings)
+    corpus = inline_pipeline(setup, settings)
     corpus.add_corpus(DOCS, "port")
     setup.close()
 

@@ -12,8 +12,8 @@ import pytest
 from rookhaven import Document, retrieve
 from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
-from rookhaven.pipeline import Executor, Pipeline, open_pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline import open_pipeline
+from rookhaven.pipeline.inline import inline_pipeline
 from tests.conftest import ROOT
 from tests.integration.workerfarm import WorkerFarm, documents, requests
 
@@ -32,7 +32,7 @@ def test_reranking_a_thousand_queries_reports_counts_matching_a_direct_computati
         env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
     settings = Settings.from_mapping(env)
     store = open_pipeline(settings).store
-    history = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    history = inline_pipeline(store, settings)
     old_docs, new_docs = documents(), edited(documents())
     history.add_corpus(old_docs, "port")
     asked = requests(1000, tag="history-")

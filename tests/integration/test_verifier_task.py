@@ -6,8 +6,8 @@ import orjson
 import pytest
 
 from rookhaven.config import Settings
-from rookhaven.pipeline import TASK_VERIFY, CeleryDispatcher, Executor, Pipeline, open_pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline import TASK_VERIFY, CeleryDispatcher, open_pipeline
+from rookhaven.pipeline.inline import inline_pipeline
 from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, documents, requests
 
@@ -18,7 +18,7 @@ def test_the_verify_task_records_a_clean_run_then_alarms_on_tampering(
         env: dict[str, str], workers: WorkerFarm) -> None:
     settings = Settings.from_mapping(env)
     store = open_pipeline(settings).store
-    history = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    history = inline_pipeline(store, settings)
     history.add_corpus(documents(), "port")
     refs = history.submit_many(requests(40), "port")
     workers.start("verifier", concurrency=1)

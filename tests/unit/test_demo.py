@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from rookhaven.sample import sample_corpus, sample_requests
+from rookhaven.sampledata import sample_corpus, sample_requests
 from tests.conftest import ROOT
 
 

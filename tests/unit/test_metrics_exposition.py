@@ -10,8 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
 from rookhaven.metrics import MCP_CALLS, exposition
-from rookhaven.pipeline import Executor, Pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.store import Store
 from rookhaven.verification import Selection, Verifier
 
@@ -26,7 +25,7 @@ def test_job_result_and_verification_counts_come_from_the_store() -> None:
     client = fakeredis.FakeRedis()
     store = Store(client, "m")
     settings = Settings(provider="tfcosine")
-    pipe = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    pipe = inline_pipeline(store, settings)
     pipe.add_corpus([Document(id="a", text="crane fault"), Document(id="b", text="tide")], "p")
     pipe.submit_many([RetrievalRequest(query="crane", seed=f"s{i}") for i in range(4)], "p")
     store.client.set(store.keys.result(next(store.audits.scan())[0]), b"{}")

@@ -11,8 +11,8 @@ from rookhaven import Document, RetrievalRequest, retrieve
 from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
 from rookhaven.errors import InputError
-from rookhaven.pipeline import Executor, Pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline import Pipeline
+from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.store import Store
 
@@ -31,7 +31,7 @@ def pipeline() -> Iterator[Pipeline]:
     client = fakeredis.FakeRedis()
     store = Store(client, "r")
     settings = Settings(provider="tfcosine", batch_size=5)
-    pipe = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    pipe = inline_pipeline(store, settings)
     pipe.add_corpus(OLD, "port")
     pipe.submit_many(REQUESTS, "port")
     pipe.add_corpus(NEW, "port")

@@ -18,8 +18,7 @@ from rookhaven.errors import (
     NotFoundError,
     StoreUnavailableError,
 )
-from rookhaven.pipeline import Executor, Pipeline
-from rookhaven.pipeline.inline import InlineDispatcher
+from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.store import JobSpec, Store, connect, redact
 from rookhaven.store.jobs import StaleJob
 
@@ -288,7 +287,7 @@ def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:
     client = fakeredis.FakeRedis()
     store = Store(client, "c")
     settings = Settings(provider="tfcosine")
-    pipe = Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    pipe = inline_pipeline(store, settings)
     pipe.add_corpus([Document(id="a", text="crane"), Document(id="b", text="tide")], "port")
     pipe.submit_many([RetrievalRequest(query="crane", seed=f"s{i}") for i in range(3)], "port")
     pipe.submit(RetrievalRequest(query="crane", seed="s0"), "port")  # cached: no new events
