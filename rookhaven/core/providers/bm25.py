@@ -10,6 +10,7 @@ terms beats repeating one. Every weight is a fixed-point integer; see ``impacts`
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +26,12 @@ from ..canonical import canonical_bytes, sha256_digest
 from ..corpus import Corpus
 from ..index import InvertedIndex, build_index
 from .base import IntArray
-from .impacts import SCALE, capped_weight, idf_table, term_impacts
+from .impacts import SCALE, idf_table, term_impacts
 from .scoring import Bm25Scorer, Expansion
 
 WEIGHT_BITS = 16  # query-side weights (prefix, synonym) in 1/65536 units
 COVERAGE_BITS = 8  # coverage in 1/256 units, small enough that no product overflows int64
+EXPANSION_MEMO = 4096  # distinct query terms whose expansion an index remembers
 
 DEFAULT_FIELD_WEIGHTS = {"title": 2.0, "keywords": 1.5, "text": 1.0}
 
@@ -50,6 +52,33 @@ def analyzed_synonyms(synonyms: Mapping[str, Sequence[str]],
             for h in heads:
                 out.setdefault(h, set()).update(t for t in analyzer.terms(other) if t != h)
     return {h: tuple(sorted(out[h])) for h in sorted(out) if out[h]}
+
+
+def _most_frequent(offsets: npt.NDArray[np.int64], lo: int, hi: int,
+                   limit: int) -> tuple[list[int], int]:
+    """The ``limit`` terms of ``[lo, hi)`` with the most postings (ties: lower id), ascending,
+    and the first of them by (-df, id)."""
+    df = np.diff(offsets[lo:hi + 1])
+    first = lo + int(np.argmax(df))  # argmax returns the lowest index among equal maxima
+    if hi - lo <= limit:
+        return list(range(lo, hi)), first
+    # Every term above the limit-th largest df, then the lowest ids at exactly that df.
+    cut = int(np.partition(df, len(df) - limit)[len(df) - limit])
+    above = np.flatnonzero(df > cut)
+    at = np.flatnonzero(df == cut)[: limit - len(above)]
+    return (np.union1d(above, at) + lo).tolist(), first
+
+
+def _capped_weight(weight: int, idf_variant: float, idf_reference: float | None) -> int:
+    """``impacts.capped_weight(weight, WEIGHT_BITS, ...)`` without numpy scalars.
+
+    ``math.floor`` of a finite float is the integer ``np.floor`` gives; the quotient is
+    finite because every IDF is positive (a unit test compares the two).
+    """
+    if idf_reference is None or idf_reference >= idf_variant:
+        return weight
+    ratio = math.floor(idf_reference / idf_variant * (1 << WEIGHT_BITS))
+    return max((weight * ratio) >> WEIGHT_BITS, 1)
 
 
 @dataclass(frozen=True)
@@ -133,45 +162,59 @@ class Bm25Index:
     synonym_weight: int
     synonyms: dict[str, tuple[str, ...]]
     coverage: int
+    # A term's expansion depends only on this index (vocabulary, document frequencies,
+    # IDFs, weights), all fixed once built, so remembering it cannot change a score.
+    _expansions: dict[str, Expansion] = field(default_factory=dict, init=False, repr=False,
+                                              compare=False)
 
     @cached_property
     def scorer(self) -> Bm25Scorer:
         return Bm25Scorer(self.index.offsets, self.index.docs, self.impacts, self.index.n_docs,
                           self.coverage, COVERAGE_BITS, WEIGHT_BITS)
 
-    @cached_property
-    def df(self) -> list[int]:
-        return self.index.df().tolist()  # type: ignore[no-any-return]
-
     def expand(self, term: str) -> Expansion:
         """(term id, weight) pairs one query term matches, ascending by term id.
 
         Variants (prefix extensions, synonyms) weigh ``prefix_weight``/``synonym_weight``
         times min(1, reference IDF / their IDF); the reference is the term's own IDF, or,
-        when the term is not indexed, that of its most frequent extension.
+        when the term is not indexed, that of its most frequent extension. The last
+        ``EXPANSION_MEMO`` distinct terms are remembered.
         """
-        ids, idf, df = self.index.term_ids, self.term_idf, self.df
-        weights: dict[int, int] = {}
+        memo = self._expansions
+        found = memo.get(term)
+        if found is None:
+            if len(memo) >= EXPANSION_MEMO:
+                del memo[next(iter(memo))]  # the oldest entry
+            found = memo[term] = self._expand(term)
+        return found
+
+    def _expand(self, term: str) -> Expansion:
+        ids, idf = self.index.term_ids, self.term_idf
+        own = ids.get(term)
         longer: list[int] = []
-        if self.prefix_weight and len(term) >= self.prefix_min_len:
+        most_frequent: int | None = None  # of the extensions: highest df, then lowest id
+        if self.prefix_weight and len(term) >= self.prefix_min_len and self.prefix_max_terms:
             lo, hi = self.index.prefix_range(term)
-            longer = [t for t in range(lo, hi) if self.index.vocabulary[t] != term]
-            if len(longer) > self.prefix_max_terms:
-                # Keep the most frequent extensions; ties by term id, so the pick is total.
-                longer = sorted(longer, key=lambda t: (-df[t], t))[: self.prefix_max_terms]
+            if own is not None:
+                lo += 1  # the term sorts first among the terms it prefixes
+            if lo < hi:
+                longer, most_frequent = _most_frequent(self.index.offsets, lo, hi,
+                                                       self.prefix_max_terms)
+        weights: dict[int, int] = {}
         reference: float | None = None
-        if term in ids:
-            weights[ids[term]] = 1 << WEIGHT_BITS
-            reference = idf[ids[term]]
-        elif longer:
-            reference = idf[min(longer, key=lambda t: (-df[t], t))]
+        if own is not None:
+            weights[own] = 1 << WEIGHT_BITS
+            reference = idf[own]
+        elif most_frequent is not None:
+            reference = idf[most_frequent]
         variants = [(t, self.prefix_weight) for t in longer]
         if self.synonym_weight:
             variants += [(ids[s], self.synonym_weight) for s in self.synonyms.get(term, ())
                          if s in ids]
         for t, weight in variants:
-            capped = capped_weight(weight, WEIGHT_BITS, idf[t], reference)
-            weights[t] = max(weights.get(t, 0), capped)
+            capped = _capped_weight(weight, idf[t], reference)
+            if capped > weights.get(t, 0):
+                weights[t] = capped
         return tuple(sorted(weights.items()))
 
     def plan(self, terms: Sequence[str]) -> list[tuple[int, Expansion]]:
