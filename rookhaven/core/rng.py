@@ -7,10 +7,12 @@ outputs, never the floats, so no rounding mode can change a choice.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .compiled import njit
 
@@ -22,18 +24,33 @@ def _imul(a: int, b: int) -> int:
     return (a * b) & _MASK
 
 
-def cyrb128_reference(text: str) -> tuple[int, int, int, int]:
-    """cyrb128 in plain Python: the reference the compiled path must equal."""
-    h1, h2, h3, h4 = 1779033703, 3144134277, 1013904242, 2773480762
-    # Math.imul inlined (it is the hot path of every tie key): (a * b) & _MASK. The
-    # "utf-16" codec writes native byte order after a 2-byte BOM, which is the order
+_SEED = (1779033703, 3144134277, 1013904242, 2773480762)
+
+State = tuple[int, int, int, int]
+
+
+def _code_units(text: str) -> memoryview:
+    # The "utf-16" codec writes native byte order after a 2-byte BOM, which is the order
     # memoryview.cast("H") reads in, so the code units are right on any endianness.
+    return memoryview(text.encode("utf-16", "surrogatepass")[2:]).cast("H")
+
+
+def _absorb(state: State, units: Iterable[int]) -> State:
+    """cyrb128's state after reading ``units`` (UTF-16 code units) from ``state``."""
+    h1, h2, h3, h4 = state
+    # Math.imul inlined (it is the hot path of every tie key): (a * b) & _MASK.
     m = _MASK
-    for k in memoryview(text.encode("utf-16", "surrogatepass")[2:]).cast("H"):
+    for k in units:
         h1 = h2 ^ (((h1 ^ k) * 597399067) & m)
         h2 = h3 ^ (((h2 ^ k) * 2869860233) & m)
         h3 = h4 ^ (((h3 ^ k) * 951274213) & m)
         h4 = h1 ^ (((h4 ^ k) * 2716044179) & m)
+    return h1, h2, h3, h4
+
+
+def _finish(state: State) -> State:
+    """cyrb128's final mix of a state into the four output words."""
+    h1, h2, h3, h4 = state
     h1 = _imul(h3 ^ (h1 >> 18), 597399067)
     h2 = _imul(h4 ^ (h2 >> 22), 2869860233)
     h3 = _imul(h1 ^ (h3 >> 17), 951274213)
@@ -45,39 +62,84 @@ def cyrb128_reference(text: str) -> tuple[int, int, int, int]:
     return h1, h2, h3, h4
 
 
-def _cyrb128_units(units: Any) -> Any:
-    """cyrb128 over an array of UTF-16 code units, in uint64 lanes masked to 32 bits."""
+def cyrb128_reference(text: str) -> State:
+    """cyrb128 in plain Python: the reference the compiled path must equal."""
+    return _finish(_absorb(_SEED, _code_units(text)))
+
+
+def _cyrb128_many_units(prefix: Any, units: Any, ends: Any) -> Any:
+    """cyrb128 of ``prefix`` followed by each ``units[ends[j-1]:ends[j]]``, as rows of four.
+
+    Written for numba: uint64 lanes masked to 32 bits, the same steps as ``_absorb``
+    and ``_finish``.
+    """
     m = np.uint64(_MASK)
-    h1, h2 = np.uint64(1779033703), np.uint64(3144134277)
-    h3, h4 = np.uint64(1013904242), np.uint64(2773480762)
-    for i in range(units.shape[0]):
-        k = np.uint64(units[i])
-        h1 = h2 ^ (((h1 ^ k) * np.uint64(597399067)) & m)
-        h2 = h3 ^ (((h2 ^ k) * np.uint64(2869860233)) & m)
-        h3 = h4 ^ (((h3 ^ k) * np.uint64(951274213)) & m)
-        h4 = h1 ^ (((h4 ^ k) * np.uint64(2716044179)) & m)
-    h1 = ((h3 ^ (h1 >> np.uint64(18))) * np.uint64(597399067)) & m
-    h2 = ((h4 ^ (h2 >> np.uint64(22))) * np.uint64(2869860233)) & m
-    h3 = ((h1 ^ (h3 >> np.uint64(17))) * np.uint64(951274213)) & m
-    h4 = ((h2 ^ (h4 >> np.uint64(19))) * np.uint64(2716044179)) & m
-    h1 ^= h2 ^ h3 ^ h4
-    h2 ^= h1
-    h3 ^= h1
-    h4 ^= h1
-    return h1, h2, h3, h4
+    out = np.empty((ends.shape[0], 4), dtype=np.uint64)
+    p1, p2 = np.uint64(_SEED[0]), np.uint64(_SEED[1])
+    p3, p4 = np.uint64(_SEED[2]), np.uint64(_SEED[3])
+    for i in range(prefix.shape[0]):
+        k = np.uint64(prefix[i])
+        p1 = p2 ^ (((p1 ^ k) * np.uint64(597399067)) & m)
+        p2 = p3 ^ (((p2 ^ k) * np.uint64(2869860233)) & m)
+        p3 = p4 ^ (((p3 ^ k) * np.uint64(951274213)) & m)
+        p4 = p1 ^ (((p4 ^ k) * np.uint64(2716044179)) & m)
+    start = 0
+    for j in range(ends.shape[0]):
+        h1, h2, h3, h4 = p1, p2, p3, p4
+        for i in range(start, ends[j]):
+            k = np.uint64(units[i])
+            h1 = h2 ^ (((h1 ^ k) * np.uint64(597399067)) & m)
+            h2 = h3 ^ (((h2 ^ k) * np.uint64(2869860233)) & m)
+            h3 = h4 ^ (((h3 ^ k) * np.uint64(951274213)) & m)
+            h4 = h1 ^ (((h4 ^ k) * np.uint64(2716044179)) & m)
+        start = ends[j]
+        h1 = ((h3 ^ (h1 >> np.uint64(18))) * np.uint64(597399067)) & m
+        h2 = ((h4 ^ (h2 >> np.uint64(22))) * np.uint64(2869860233)) & m
+        h3 = ((h1 ^ (h3 >> np.uint64(17))) * np.uint64(951274213)) & m
+        h4 = ((h2 ^ (h4 >> np.uint64(19))) * np.uint64(2716044179)) & m
+        h1 ^= h2 ^ h3 ^ h4
+        out[j, 0], out[j, 1], out[j, 2], out[j, 3] = h1, h2 ^ h1, h3 ^ h1, h4 ^ h1
+    return out
 
 
-# Every tie key and stream seed is a cyrb128; compiled it is ~14x faster than the loop above.
-_COMPILED = njit(cache=True, nogil=True)(_cyrb128_units) if njit is not None else None
+# Every tie key and stream seed is a cyrb128; compiled it is ~14x faster than the loop above,
+# and hashing a batch in one call saves the per-call overhead of each.
+_COMPILED = njit(cache=True, nogil=True)(_cyrb128_many_units) if njit is not None else None
+_UTF16 = np.dtype("<u2")  # built once: parsing a dtype string costs more than the hash
+_NO_UNITS = np.zeros(0, dtype=_UTF16)
 
 
-def cyrb128(text: str) -> tuple[int, int, int, int]:
+def _utf16(text: str) -> npt.NDArray[np.uint16]:
+    return np.frombuffer(text.encode("utf-16-le", "surrogatepass"), _UTF16)
+
+
+def cyrb128(text: str) -> State:
     """Hash ``text`` to four uint32 values, reading UTF-16 code units like ``charCodeAt``."""
     if _COMPILED is None:
         return cyrb128_reference(text)
-    units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype="<u2")
-    h1, h2, h3, h4 = _COMPILED(units)
-    return int(h1), int(h2), int(h3), int(h4)
+    units = _utf16(text)
+    h = _COMPILED(_NO_UNITS, units, np.array([len(units)], dtype=np.int64))[0]
+    return int(h[0]), int(h[1]), int(h[2]), int(h[3])
+
+
+def cyrb128_many(prefix: str, texts: Sequence[str]) -> npt.NDArray[np.uint64]:
+    """``cyrb128(prefix + t)`` for every ``t`` in ``texts``, one row of four per text.
+
+    The prefix is read once and the batch is hashed in one call, which is what makes a
+    request's tie keys cheap.
+    """
+    if _COMPILED is None:
+        state = _absorb(_SEED, _code_units(prefix))
+        rows = [_finish(_absorb(state, _code_units(t))) for t in texts]
+        return np.array(rows, dtype=np.uint64).reshape(len(rows), 4)
+    joined = "".join(texts)
+    units = _utf16(joined)
+    if len(units) == len(joined):  # no astral characters: one code unit per character
+        lengths: Iterable[int] = map(len, texts)
+    else:
+        lengths = (len(_utf16(t)) for t in texts)
+    ends = np.array(list(accumulate(lengths)), dtype=np.int64)
+    return _COMPILED(_utf16(prefix), units, ends)  # type: ignore[no-any-return]
 
 
 class Mulberry32:

@@ -7,9 +7,12 @@ stream and the document id: adding an unrelated document never reorders existing
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .rng import cyrb128
+import numpy as np
+
+from .rng import cyrb128, cyrb128_many
 
 
 @dataclass(frozen=True)
@@ -25,14 +28,18 @@ class Streams:
 
 def derive_streams(seed: str, query: str) -> Streams:
     """The allocation and ranking stream seeds for a request."""
-    base = f"{seed}\x00{query}"
-    return Streams(
-        allocation=cyrb128(base + "\x00allocation")[0],
-        ranking=cyrb128(base + "\x00ranking")[0],
-    )
+    allocation, ranking = cyrb128_many(f"{seed}\x00{query}",
+                                       ["\x00allocation", "\x00ranking"])[:, 0].tolist()
+    return Streams(allocation=allocation, ranking=ranking)
 
 
 def tie_key(ranking_seed: int, doc_id: str) -> int:
     """A 64-bit key that orders equally-scored documents; a pure function of its two inputs."""
     h = cyrb128(f"{ranking_seed:08x}\x00{doc_id}")
     return (h[0] << 32) | h[1]
+
+
+def tie_keys(ranking_seed: int, doc_ids: Sequence[str]) -> list[int]:
+    """``[tie_key(ranking_seed, d) for d in doc_ids]``, hashed in one batch."""
+    h = cyrb128_many(f"{ranking_seed:08x}\x00", doc_ids)
+    return ((h[:, 0] << np.uint64(32)) | h[:, 1]).tolist()  # type: ignore[no-any-return]

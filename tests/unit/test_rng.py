@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rookhaven.core import rng as core_rng
 from rookhaven.core.compiled import AVAILABLE as COMPILED
+from rookhaven.core.rng import cyrb128_many
 from rookhaven.rng import cyrb128, cyrb128_reference, mulberry32
 from tests.conftest import ROOT, SHARED
 
@@ -76,3 +78,24 @@ def test_the_compiled_cyrb128_equals_the_reference_on_the_vectors() -> None:
 def test_the_compiled_cyrb128_equals_the_reference_on_any_string(text: str) -> None:
     assert cyrb128(text) == cyrb128_reference(text)
     assert cyrb128(text + "\ud800") == cyrb128_reference(text + "\ud800")  # a lone surrogate
+
+
+_ANY_TEXT = st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF),
+                    max_size=20)
+
+
+@given(_ANY_TEXT, st.lists(_ANY_TEXT, max_size=6))
+def test_a_batch_hashes_each_text_after_the_prefix_exactly_as_one_call_would(
+        prefix: str, texts: list[str]) -> None:
+    expected = [list(cyrb128_reference(prefix + t)) for t in texts]
+    assert cyrb128_many(prefix, texts).tolist() == expected
+    assert cyrb128_many(prefix, texts).shape == (len(texts), 4)
+
+
+def test_the_plain_python_batch_equals_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core_rng, "_COMPILED", None)
+    texts = ["", "d1", "\ud83d", "\ude00x", "🚢 ship", "doc-000123"]
+    for prefix in ("", "0badc0de\x00", "\ud83d"):
+        assert cyrb128_many(prefix, texts).tolist() == [
+            list(cyrb128_reference(prefix + t)) for t in texts]
+    assert cyrb128_many("p", []).shape == (0, 4)
