@@ -6,7 +6,6 @@ form. Both give the same bytes for the same (request, corpus, provider configura
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,8 +19,8 @@ from .decompose import decompose
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, make_provider
 from .rng import mulberry32
-from .select import IntArray, top_k
-from .streams import derive_streams, tie_key
+from .select import IntArray, Pair, TieKeys, ranked, top_k
+from .streams import derive_streams
 
 __all__ = ["CORE_VERSION", "Retriever", "retrieve"]
 
@@ -53,16 +52,9 @@ class Retriever:
         self.config = self.identity.config
         self.config_digest = self.identity.config_digest
 
-    def _score_of(self, units: int) -> float:
-        return units / self.provider.scale
-
-    def _order(self, units_by_ord: dict[int, int], ranking_seed: int) -> list[int]:
-        ids = self.corpus.ids
-        # A tie key only matters among equal scores; it costs a hash, so skip it elsewhere.
-        shared = Counter(units_by_ord.values())
-        return sorted(units_by_ord, key=lambda o: (
-            -units_by_ord[o],
-            tie_key(ranking_seed, ids[o]) if shared[units_by_ord[o]] > 1 else 0, o))
+    @staticmethod
+    def _order(units_by_ord: dict[int, int], keys: TieKeys) -> list[int]:
+        return [o for o, _ in ranked(list(units_by_ord.items()), keys)]
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         """Rank the corpus for ``request`` and explain how, deterministically.
@@ -70,8 +62,9 @@ class Retriever:
         The result is assembled as plain data and validated once at the end: one pass in
         pydantic-core costs a third of building some thirty small models one by one.
         """
-        analyzer, ids = self.provider.analyzer, self.corpus.ids
+        analyzer, ids, scale = self.provider.analyzer, self.corpus.ids, self.provider.scale
         streams = derive_streams(request.seed, request.query)
+        keys = TieKeys(streams.ranking, ids)  # each tie key hashed once per request
         parts = decompose(request.query, analyzer, split=request.decompose)
         budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
                                     mulberry32(streams.allocation))
@@ -82,19 +75,25 @@ class Retriever:
         subqueries: list[dict[str, Any]] = []
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
             ords, units = scores.top(part.terms, budget)
-            picks = top_k(ords, units, budget, ids, streams.ranking)
-            for ordinal, score in picks:
-                best[ordinal] = max(best.get(ordinal, 0), score)
-                sources.setdefault(ordinal, []).append(index)
+            picks = top_k(ords, units, budget, keys)
+            if not best:  # nothing picked before: every pick is new (and ordinals distinct)
+                best = dict(picks)
+                sources = {o: [index] for o, _ in picks}
+            else:
+                for ordinal, score in picks:  # scores are positive
+                    if score > best.get(ordinal, 0):
+                        best[ordinal] = score
+                    sources.setdefault(ordinal, []).append(index)
             subqueries.append({
                 "text": part.text, "terms": list(part.distinct), "weight": part.weight,
                 "budget": budget, "contributed": self._contributions(picks),
             })
 
-        order, shown, backfill = (self._merge(request, best, streams.ranking, scores)
+        order, shown, backfill = (self._merge(request, best, keys, scores)
                                   if parts.parts else ([], {}, []))
-        hits = [{"id": ids[o], "rank": r, "score": self._score_of(shown[o]),
-                 "subqueries": sorted(sources.get(o, []))}
+        # Parts append in index order, so each document's list of subqueries is ascending.
+        hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
+                 "subqueries": sources.get(o, [])}
                 for r, o in enumerate(order[: request.recall_budget], start=1)]
         audit = {
             "seed": request.seed, "query": request.query,
@@ -107,12 +106,12 @@ class Retriever:
         }
         return RetrievalResult.model_validate({"hits": hits, "audit": audit})
 
-    def _contributions(self, picks: list[tuple[int, int]]) -> list[dict[str, Any]]:
-        ids = self.corpus.ids
-        return [{"id": ids[o], "score": self._score_of(s)} for o, s in picks]
+    def _contributions(self, picks: list[Pair]) -> list[dict[str, Any]]:
+        ids, scale = self.corpus.ids, self.provider.scale
+        return [{"id": ids[o], "score": s / scale} for o, s in picks]
 
-    def _merge(self, request: RetrievalRequest, best: dict[int, int], ranking_seed: int,
-               scores: _ScoreCache) -> tuple[list[int], dict[int, int], list[tuple[int, int]]]:
+    def _merge(self, request: RetrievalRequest, best: dict[int, int], keys: TieKeys,
+               scores: _ScoreCache) -> tuple[list[int], dict[int, int], list[Pair]]:
         """The final order, the score shown for each document, and the backfill picks.
 
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
@@ -120,23 +119,21 @@ class Retriever:
         """
         whole_terms = tuple(self.provider.analyzer.terms(request.query))
         missing = request.recall_budget - len(best)
-        backfill: list[tuple[int, int]] = []
+        backfill: list[Pair] = []
         if missing > 0:
             # Candidates scoring at least the (missing + |best|)-th best score hold every
             # document top_k could pick once ``best`` is excluded.
             whole_ords, whole_units = scores.top(whole_terms, missing + len(best))
-            backfill = top_k(whole_ords, whole_units, missing, self.corpus.ids, ranking_seed,
-                             exclude=frozenset(best))
+            backfill = top_k(whole_ords, whole_units, missing, keys, exclude=frozenset(best))
         if self.provider.merge == "whole-query":
-            whole = scores.of(whole_terms, sorted(best))
-            shown = {o: whole.get(o, 0) for o in best}
+            shown = scores.of(whole_terms, best)
             shown.update(backfill)
-            return self._order(shown, ranking_seed), shown, backfill
+            return self._order(shown, keys), shown, backfill
         # max-subquery: the strongest subquery score ranks the picks; backfill follows in its
         # own (whole-query) order, since the two kinds of score are not comparable.
         shown = dict(best)
         shown.update(backfill)
-        return self._order(best, ranking_seed) + [o for o, _ in backfill], shown, backfill
+        return self._order(best, keys) + [o for o, _ in backfill], shown, backfill
 
 
 class _ScoreCache:
@@ -163,20 +160,22 @@ class _ScoreCache:
         if not self._fast or terms in self._seen:
             return self(terms)
         ords, units = self._index.top(terms, k)  # type: ignore[attr-defined]
-        self._known.setdefault(terms, {}).update(_lookup(ords, units))
+        self._known.setdefault(terms, {}).update(
+            zip(np.asarray(ords).tolist(), np.asarray(units).tolist(), strict=True))
         return ords, units
 
-    def of(self, terms: tuple[str, ...], ords: list[int]) -> dict[int, int]:
-        """Scores of the documents ``ords`` under ``terms`` (absent: no match)."""
+    def of(self, terms: tuple[str, ...], ords: Iterable[int]) -> dict[int, int]:
+        """The score of each document of ``ords`` under ``terms`` (0: no match)."""
         if not self._fast or terms in self._seen:
-            return _lookup(*self(terms))
+            full = _lookup(*self(terms))
+            return {o: full.get(o, 0) for o in ords}
         known = self._known.setdefault(terms, {})
-        unknown = [o for o in ords if o not in known]
+        unknown = sorted(o for o in ords if o not in known)
         if unknown:
             units = self._index.score_of(  # type: ignore[attr-defined]
                 terms, np.asarray(unknown, dtype=np.int64))
             known.update(zip(unknown, np.asarray(units).tolist(), strict=True))
-        return {o: known[o] for o in ords if known[o] > 0}
+        return {o: known[o] for o in ords}
 
 
 def _lookup(ords: IntArray, units: IntArray) -> dict[int, int]:

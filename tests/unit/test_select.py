@@ -1,0 +1,62 @@
+"""Top-k selection and ranking: the one total order (score, seeded tie key, ordinal)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rookhaven.core.rng import cyrb128
+from rookhaven.core.select import NUMPY_FROM, TieKeys, ranked, top_k
+from rookhaven.core.streams import derive_streams, tie_key, tie_keys
+
+IDS = tuple(f"doc-{i:05d}" for i in range(2000))
+
+
+def _reference_top_k(ords: list[int], units: list[int], k: int, seed: int,
+                     exclude: frozenset[int]) -> list[tuple[int, int]]:
+    """Sort every positive, not excluded pair by the full key; keep the first k."""
+    pairs = [(o, u) for o, u in zip(ords, units, strict=True) if u > 0 and o not in exclude]
+    pairs.sort(key=lambda p: (-p[1], tie_key(seed, IDS[p[0]]), p[0]))
+    return pairs[:k] if k > 0 else []
+
+
+# Small candidate lists, and lists long enough for the numpy cut; few distinct scores.
+_candidates = st.tuples(st.one_of(st.integers(0, 40), st.integers(NUMPY_FROM, NUMPY_FROM + 40)),
+                        st.randoms(use_true_random=False)).map(lambda nr: (
+                            nr[1].sample(range(len(IDS)), nr[0]),
+                            [nr[1].randint(-1, 6) for _ in range(nr[0])]))
+
+
+@given(_candidates, st.integers(-1, 40), st.integers(0, 2**32 - 1),
+       st.frozensets(st.integers(0, 60)))
+def test_top_k_picks_what_sorting_every_candidate_by_the_full_key_picks(
+        candidates: tuple[list[int], list[int]], k: int, seed: int,
+        exclude: frozenset[int]) -> None:
+    ords, units = candidates
+    got = top_k(np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), k,
+                TieKeys(seed, IDS), exclude)
+    assert got == _reference_top_k(ords, units, k, seed, exclude)
+
+
+@given(st.dictionaries(st.integers(0, len(IDS) - 1), st.integers(1, 5)),
+       st.integers(0, 2**32 - 1))
+def test_ranked_orders_by_score_then_tie_key_then_ordinal(scores: dict[int, int],
+                                                           seed: int) -> None:
+    keys = TieKeys(seed, IDS)
+    keys.of(list(scores)[:3])  # keys already known for some documents change nothing
+    expected = sorted(scores.items(), key=lambda p: (-p[1], tie_key(seed, IDS[p[0]]), p[0]))
+    assert ranked(list(scores.items()), keys) == expected
+
+
+def test_tie_keys_in_a_batch_equal_one_at_a_time() -> None:
+    seed = derive_streams("s", "q").ranking
+    ids = [*IDS[:50], "é", "🚢"]
+    assert tie_keys(seed, ids) == [tie_key(seed, d) for d in ids]
+    assert tie_keys(seed, []) == []
+
+
+def test_stream_seeds_are_the_first_word_of_the_labelled_hashes() -> None:
+    streams = derive_streams("run-1", "crane faults")
+    assert streams.allocation == cyrb128("run-1\x00crane faults\x00allocation")[0]
+    assert streams.ranking == cyrb128("run-1\x00crane faults\x00ranking")[0]
