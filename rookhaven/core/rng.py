@@ -67,32 +67,30 @@ def cyrb128_reference(text: str) -> State:
     return _finish(_absorb(_SEED, _code_units(text)))
 
 
-def _cyrb128_many_units(prefix: Any, units: Any, ends: Any) -> Any:
-    """cyrb128 of ``prefix`` followed by each ``units[ends[j-1]:ends[j]]``, as rows of four.
+def _cyrb128_many_units(units: Any, ends: Any) -> Any:
+    """cyrb128 of ``units[:ends[0]]`` (the prefix) followed by each ``units[ends[j]:ends[j+1]]``.
 
-    Written for numba: uint64 lanes masked to 32 bits, the same steps as ``_absorb``
-    and ``_finish``.
+    One row of four per text. Written for numba: uint64 lanes masked to 32 bits, the same
+    steps as ``_absorb`` and ``_finish``.
     """
     m = np.uint64(_MASK)
-    out = np.empty((ends.shape[0], 4), dtype=np.uint64)
+    out = np.empty((ends.shape[0] - 1, 4), dtype=np.uint64)
     p1, p2 = np.uint64(_SEED[0]), np.uint64(_SEED[1])
     p3, p4 = np.uint64(_SEED[2]), np.uint64(_SEED[3])
-    for i in range(prefix.shape[0]):
-        k = np.uint64(prefix[i])
+    for i in range(ends[0]):
+        k = np.uint64(units[i])
         p1 = p2 ^ (((p1 ^ k) * np.uint64(597399067)) & m)
         p2 = p3 ^ (((p2 ^ k) * np.uint64(2869860233)) & m)
         p3 = p4 ^ (((p3 ^ k) * np.uint64(951274213)) & m)
         p4 = p1 ^ (((p4 ^ k) * np.uint64(2716044179)) & m)
-    start = 0
-    for j in range(ends.shape[0]):
+    for j in range(ends.shape[0] - 1):
         h1, h2, h3, h4 = p1, p2, p3, p4
-        for i in range(start, ends[j]):
+        for i in range(ends[j], ends[j + 1]):
             k = np.uint64(units[i])
             h1 = h2 ^ (((h1 ^ k) * np.uint64(597399067)) & m)
             h2 = h3 ^ (((h2 ^ k) * np.uint64(2869860233)) & m)
             h3 = h4 ^ (((h3 ^ k) * np.uint64(951274213)) & m)
             h4 = h1 ^ (((h4 ^ k) * np.uint64(2716044179)) & m)
-        start = ends[j]
         h1 = ((h3 ^ (h1 >> np.uint64(18))) * np.uint64(597399067)) & m
         h2 = ((h4 ^ (h2 >> np.uint64(22))) * np.uint64(2869860233)) & m
         h3 = ((h1 ^ (h3 >> np.uint64(17))) * np.uint64(951274213)) & m
@@ -106,7 +104,6 @@ def _cyrb128_many_units(prefix: Any, units: Any, ends: Any) -> Any:
 # and hashing a batch in one call saves the per-call overhead of each.
 _COMPILED = njit(cache=True, nogil=True)(_cyrb128_many_units) if njit is not None else None
 _UTF16 = np.dtype("<u2")  # built once: parsing a dtype string costs more than the hash
-_NO_UNITS = np.zeros(0, dtype=_UTF16)
 
 
 def _utf16(text: str) -> npt.NDArray[np.uint16]:
@@ -117,9 +114,8 @@ def cyrb128(text: str) -> State:
     """Hash ``text`` to four uint32 values, reading UTF-16 code units like ``charCodeAt``."""
     if _COMPILED is None:
         return cyrb128_reference(text)
-    units = _utf16(text)
-    h = _COMPILED(_NO_UNITS, units, np.array([len(units)], dtype=np.int64))[0]
-    return int(h[0]), int(h[1]), int(h[2]), int(h[3])
+    h1, h2, h3, h4 = cyrb128_many(text, [""]).tolist()[0]
+    return h1, h2, h3, h4
 
 
 def cyrb128_many(prefix: str, texts: Sequence[str]) -> npt.NDArray[np.uint64]:
@@ -132,14 +128,13 @@ def cyrb128_many(prefix: str, texts: Sequence[str]) -> npt.NDArray[np.uint64]:
         state = _absorb(_SEED, _code_units(prefix))
         rows = [_finish(_absorb(state, _code_units(t))) for t in texts]
         return np.array(rows, dtype=np.uint64).reshape(len(rows), 4)
-    joined = "".join(texts)
-    units = _utf16(joined)
-    if len(units) == len(joined):  # no astral characters: one code unit per character
-        lengths: Iterable[int] = map(len, texts)
+    whole = prefix + "".join(texts)
+    units = _utf16(whole)
+    if len(units) == len(whole):  # no astral characters: one code unit per character
+        ends = accumulate(map(len, texts), initial=len(prefix))
     else:
-        lengths = (len(_utf16(t)) for t in texts)
-    ends = np.array(list(accumulate(lengths)), dtype=np.int64)
-    return _COMPILED(_utf16(prefix), units, ends)  # type: ignore[no-any-return]
+        ends = accumulate((len(_utf16(t)) for t in texts), initial=len(_utf16(prefix)))
+    return _COMPILED(units, np.array(list(ends), dtype=np.int64))  # type: ignore[no-any-return]
 
 
 class Mulberry32:
