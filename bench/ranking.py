@@ -169,7 +169,9 @@ def speed_one(engine: str, corpus_dir: Path) -> dict[str, object]:
     with open(corpus_dir / "corpus.jsonl", "rb") as lines:
         if engine == "rookhaven":
             from rookhaven.core.corpus import Corpus
-            corpus = Corpus(Document(id=r["_id"], text=r["text"]) for r in map(orjson.loads, lines))
+            # Plain records straight into the compact corpus: no Document model per line.
+            corpus = Corpus.from_records({"id": r["_id"], "text": r["text"]}
+                                         for r in map(orjson.loads, lines))
         else:
             ids, texts = [], []
             for r in map(orjson.loads, lines):

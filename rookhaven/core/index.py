@@ -1,8 +1,9 @@
 """The inverted index: sorted vocabulary, CSR postings by document ordinal, field-weighted counts.
 
-Built in chunks of documents so memory stays near the size of the final arrays. Term ids
-are first handed out in order of first appearance (cheap), then renumbered to the sorted
-vocabulary when postings are laid out, so nothing depends on dict or set iteration order.
+Built in chunks of documents, read from the corpus as plain records (never a model per
+document), so memory stays near the size of the final arrays. Term ids are first handed
+out in order of first appearance (cheap), then renumbered to the sorted vocabulary when
+postings are laid out, so nothing depends on dict or set iteration order.
 Field weights are fixed-point (``WEIGHT_ONE`` units per 1.0), which keeps every count and
 length an exact integer.
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, repeat
 from operator import is_
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +30,7 @@ from .corpus import Corpus
 
 WEIGHT_BITS = 4
 WEIGHT_ONE = 1 << WEIGHT_BITS
-CHUNK_DOCS = 1 << 15  # documents per chunk; local ordinals fit in uint16
+CHUNK_DOCS = 1 << 13  # documents per chunk (local ordinals fit in uint16); bounds the transients
 BODY = "text"
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -111,10 +113,17 @@ class _Builder:
         self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
         self.terms: list[str] = []         # provisional id -> term
         self.term_of: dict[str, int] = {}  # term -> provisional id
-        self.chunks: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
-                                npt.NDArray[Any], npt.NDArray[Any]]] = []
-        self.lengths: list[npt.NDArray[np.int64]] = []
+        # Per chunk: its terms as runs (postings are sorted by term), its number of documents
+        # and the type its counts are kept in.
+        self.runs: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]] = []
         self.sizes: list[int] = []
+        self.tf_types: list[type[np.integer[Any]]] = []
+        # Every chunk's postings, appended: 2-byte local ordinals, then counts. Two growing
+        # buffers rather than arrays per chunk, so that freeing them gives the memory back
+        # to the system at once instead of leaving holes that stay resident.
+        self.local = bytearray()
+        self.tf = bytearray()
+        self.lengths: list[npt.NDArray[np.int64]] = []
 
     def _learn(self, tokens: set[str]) -> None:
         """Give provisional ids to tokens not seen before, in sorted order (never set order)."""
@@ -131,28 +140,35 @@ class _Builder:
                 terms.append(key)
             lookup[token] = term_of[key]
 
-    def add_chunk(self, docs: Sequence[Any]) -> None:
-        tokens: list[str] = []
+    def add_chunk(self, docs: Iterable[Mapping[str, Any]]) -> None:
+        """Index one chunk of documents, given as plain records (``fields`` and ``text``).
+
+        Tokens become term ids one field at a time, so a chunk's token strings never all
+        exist at once; only their 4-byte ids are kept until the chunk is counted.
+        """
+        found = array("i")
         seg_doc: list[int] = []
         seg_w: list[int] = []
         seg_len: list[int] = []
+        get, weights, n = self.lookup.get, self.weights, 0
         for local, doc in enumerate(docs):
-            fields = doc.fields
+            n += 1
+            fields = doc["fields"]
             parts = [(fields[name], name) for name in sorted(fields)] if fields else []
-            parts.append((doc.text, BODY))
+            parts.append((doc["text"], BODY))
             for text, name in parts:
                 words = split_fast(text)
-                tokens += words
+                ids = list(map(get, words))
+                if None in ids:  # new tokens: learn them (sorted), then look them up again
+                    self._learn(set(compress(words, map(is_, ids, repeat(None)))))
+                    ids = list(map(get, words))
+                found.extend(cast("list[int]", ids))  # every token is known now
                 seg_doc.append(local)
-                seg_w.append(self.weights.get(name, WEIGHT_ONE))
+                seg_w.append(weights.get(name, WEIGHT_ONE))
                 seg_len.append(len(words))
-        found = list(map(self.lookup.get, tokens))
-        if None in found:  # new tokens: learn them (sorted), then look everything up again
-            self._learn(set(compress(tokens, map(is_, found, repeat(None)))))
-            found = list(map(self.lookup.get, tokens))
-        ids = np.array(found, dtype=np.int32)
-        self._close_chunk(ids, len(docs), np.asarray(seg_doc), np.asarray(seg_w),
-                          np.asarray(seg_len))
+        self._close_chunk(np.frombuffer(found, dtype=np.int32), n,
+                          np.asarray(seg_doc, dtype=np.int32), np.asarray(seg_w, dtype=np.uint8),
+                          np.asarray(seg_len, dtype=np.int64))
 
     def _close_chunk(self, ids: npt.NDArray[np.int32], n: int, seg_doc: npt.NDArray[Any],
                      seg_w: npt.NDArray[Any], seg_len: npt.NDArray[Any]) -> None:
@@ -165,45 +181,68 @@ class _Builder:
         self.lengths.append(np.bincount(doc, weights=weight, minlength=n).astype(np.int64))
         # uint32 keys sort faster than int64 when the key space allows it.
         key_type: Any = np.uint32 if len(self.terms) * n < 1 << 32 else np.int64
-        keys = ids.astype(key_type) * key_type(n) + doc.astype(key_type)
+        keys = ids.astype(key_type)
+        keys *= key_type(n)
+        keys += doc.astype(key_type)
         if np.all(weight == WEIGHT_ONE):
             uniq, counts = np.unique(keys, return_counts=True)
             tf = counts.astype(np.int32) * WEIGHT_ONE
         else:
             uniq, inverse = np.unique(keys, return_inverse=True)
             tf = np.bincount(inverse, weights=weight).astype(np.int32)
-        # Compact while waiting for layout (every posting is held once, until finish):
-        # terms as runs (the keys are sorted by term), 2-byte local ordinals and counts.
+        # Compact while waiting for layout (every posting is held once, until finish).
         tf_type = np.uint16 if len(tf) == 0 or int(tf.max()) <= 0xFFFF else np.int32
         run_terms, run_lengths = np.unique(uniq // n, return_counts=True)
-        self.chunks.append((run_terms.astype(np.int32), run_lengths.astype(np.int64),
-                            (uniq % n).astype(np.uint16), tf.astype(tf_type)))
+        self.runs.append((run_terms.astype(np.int32), run_lengths.astype(np.int64)))
+        self.tf_types.append(tf_type)
+        self.local += (uniq % n).astype(np.uint16).data
+        self.tf += tf.astype(tf_type).data
+
+    def _positions(self, rank: npt.NDArray[np.int64],
+                   offsets: npt.NDArray[np.int64]) -> Iterator[tuple[npt.NDArray[np.int64], int]]:
+        """Where each chunk's postings go in the laid-out arrays, and the chunk's first ordinal.
+
+        Each run goes to its term's fill mark, in document order within the run.
+        """
+        filled = offsets[:-1].copy()
+        base = 0
+        for (run_terms, run_lengths), size in zip(self.runs, self.sizes, strict=True):
+            t = rank[run_terms]
+            run_starts = np.cumsum(run_lengths) - run_lengths
+            count = int(run_lengths.sum())
+            yield np.repeat(filled[t] - run_starts, run_lengths) + np.arange(count), base
+            filled[t] += run_lengths
+            base += size
+
+    def _lay_out(self, out: npt.NDArray[Any], buffer: bytearray,
+                 types: list[type[np.integer[Any]]], rank: npt.NDArray[np.int64],
+                 offsets: npt.NDArray[np.int64], *, ordinals: bool) -> None:
+        """Scatter every chunk's values from ``buffer`` into ``out``; with ``ordinals``, the
+        values are local document ordinals and become corpus ordinals on the way."""
+        start = 0
+        for (pos, base), kind in zip(self._positions(rank, offsets), types, strict=True):
+            values = np.frombuffer(buffer, dtype=kind, count=len(pos), offset=start)
+            out[pos] = values.astype(np.int32) + base if ordinals else values
+            start += values.nbytes
 
     def finish(self, corpus: Corpus, params: dict[str, Any]) -> InvertedIndex:
         order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
         rank = np.empty(len(order), dtype=np.int64)
         rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         df = np.zeros(len(order), dtype=np.int64)
-        for run_terms, run_lengths, _, _ in self.chunks:
+        for run_terms, run_lengths in self.runs:
             df[rank[run_terms]] += run_lengths  # a term has one run per chunk
         offsets = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(df, out=offsets[1:])
+        # Documents first, then counts: each buffer is freed before the next array is made.
         docs = np.empty(int(offsets[-1]), dtype=np.int32)
-        wide = any(tf.dtype != np.uint16 for _, _, _, tf in self.chunks)
+        self._lay_out(docs, self.local, [np.uint16] * len(self.runs), rank, offsets,
+                      ordinals=True)
+        self.local = bytearray()
+        wide = any(t != np.uint16 for t in self.tf_types)
         tfs = np.empty(int(offsets[-1]), dtype=np.int32 if wide else np.uint16)
-        filled = offsets[:-1].copy()
-        base = 0
-        self.chunks.reverse()
-        for size in self.sizes:
-            run_terms, run_lengths, local, tf = self.chunks.pop()  # freed once laid out
-            t = rank[run_terms]
-            # Each run goes to its term's fill mark, in document order within the run.
-            run_starts = np.cumsum(run_lengths) - run_lengths
-            pos = np.repeat(filled[t] - run_starts, run_lengths) + np.arange(len(local))
-            docs[pos] = local.astype(np.int32) + base
-            tfs[pos] = tf
-            filled[t] += run_lengths
-            base += size
+        self._lay_out(tfs, self.tf, self.tf_types, rank, offsets, ordinals=False)
+        self.tf = bytearray()
         lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
         vocabulary = tuple(self.terms[i] for i in order)
         return InvertedIndex(vocabulary=vocabulary, offsets=offsets, docs=docs, tfs=tfs,
@@ -217,7 +256,7 @@ def build_index(corpus: Corpus, analyzer: Analyzer,
     weights = fixed_weights(field_weights or {})
     builder = _Builder(analyzer, weights)
     for start in range(0, len(corpus), CHUNK_DOCS):
-        builder.add_chunk([corpus[i] for i in range(start, min(start + CHUNK_DOCS, len(corpus)))])
+        builder.add_chunk(corpus.records(start, start + CHUNK_DOCS))
     params = {"analyzer": analyzer.config(), "field_weights": weights,
               "weight_unit": f"1/{WEIGHT_ONE}"}
     return builder.finish(corpus, params)

@@ -19,7 +19,7 @@ from ..index import WEIGHT_ONE, InvertedIndex
 
 SCALE_BITS = 24
 SCALE = 1 << SCALE_BITS
-BLOCK = 1 << 20  # postings per block, bounding the float64 temporaries (~8 MB each)
+BLOCK = 1 << 18  # postings per block, bounding the float64 temporaries (~2 MB each)
 
 _CONTEXT = Context(prec=40)
 
