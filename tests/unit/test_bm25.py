@@ -116,7 +116,15 @@ def test_top_k_fast_path_gives_the_same_bytes_as_full_scoring(budget: int) -> No
                 slow.retrieve(request)), (query, decompose)
 
 
-def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score() -> None:
+@pytest.mark.parametrize("window", [None, 64, 4096])
+def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score(
+        window: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rookhaven.core.providers import kernel
+
+    if not kernel.AVAILABLE:
+        pytest.skip("numba is not installed: the kernel is not used")
+    if window is not None:  # small windows: many windows, so pruning across them is exercised
+        monkeypatch.setattr(kernel, "WINDOW", window)
     rng = random.Random(7)
     vocab = [f"w{i}" for i in range(60)] + ["wide", "widen", "widening"]
     docs = [Document(id=f"d{i:04d}", text=" ".join(

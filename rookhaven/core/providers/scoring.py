@@ -92,30 +92,25 @@ class Bm25Scorer:
             return []
         return np.maximum.reduceat(self.impacts, self.offsets[:-1]).tolist()  # type: ignore[no-any-return]
 
+    def _list_bound(self, term_id: int, weight: int) -> int:
+        value: int = self.term_max[term_id]
+        if weight != 1 << self.weight_bits:
+            value = max((value * weight) >> self.weight_bits, 1)
+        return value
+
     def bound(self, qtf: int, expansion: Expansion) -> int:
         """The most one query term can add to any document's sum."""
-        one, top = 1 << self.weight_bits, 0
-        for term_id, weight in expansion:
-            value = self.term_max[term_id]
-            if weight != one:
-                value = max((value * weight) >> self.weight_bits, 1)
-            top = max(top, value)
-        return qtf * top
+        return qtf * max((self._list_bound(t, w) for t, w in expansion), default=0)
 
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
-        # Highest bound first, so the k-th best rises fast and the tail can be skipped;
-        # the order cannot change any score (integer sums), only the work done.
-        bounded = sorted(((self.bound(q, e), q, e) for q, e in plan),
-                         key=lambda item: (-item[0], item[2]))
-        rows = [(int(self.offsets[t]), int(self.offsets[t + 1]), w)
-                for _, _, expansion in bounded for t, w in expansion]
-        lists = np.asarray(rows, dtype=np.int64).reshape(len(rows), 3)
+        offsets = self.offsets
+        rows = [(int(offsets[t]), int(offsets[t + 1]), w, qtf * self._list_bound(t, w), qtf)
+                for qtf, expansion in plan for t, w in expansion]
+        lists = np.asarray(rows, dtype=np.int64).reshape(len(rows), 5)
         groups = np.zeros(len(plan) + 1, dtype=np.int64)
-        np.cumsum([len(e) for _, _, e in bounded], out=groups[1:])
-        qtf = np.asarray([q for _, q, _ in bounded], dtype=np.int64)
-        bounds = np.asarray([b for b, _, _ in bounded], dtype=np.int64)
+        np.cumsum([len(e) for _, e in plan], out=groups[1:])
         return kernel.top_candidates(
-            self.docs, self.impacts, lists, groups, qtf, bounds, self.weight_bits, k,
+            self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
             1 << self.coverage_bits, self.coverage, len(plan))
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
