@@ -1,9 +1,9 @@
 """bm25 integer scores are identical under other Python versions (and their numpy builds).
 
 Interpreters come from ROOKHAVEN_TEST_PYTHONS (paths separated by the OS path separator),
-else the usual places for 3.12 and 3.13. One needs numpy, orjson, pydantic and PyStemmer;
-to make one: ``python3.12 -m venv /tmp/rh-py3.12 && /tmp/rh-py3.12/bin/pip install numpy
-orjson pydantic PyStemmer``.
+else the usual places for 3.12 and 3.13, else the cached venv that test_reproducibility
+builds for the newest other CPython on this machine (so CI runs this test, never skips it,
+wherever a second CPython is installed). One needs numpy, orjson, pydantic and PyStemmer.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.exact_fingerprint import fingerprint
+from tests.unit.test_reproducibility import _venv_python, newest_other_cpython
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS = "import numpy, orjson, pydantic, Stemmer"
@@ -34,9 +35,17 @@ def _candidates() -> list[str]:
 
 def _usable() -> dict[str, str]:
     """version -> interpreter, for interpreters other than this one that can run the core."""
+    found = _probe(_candidates())
+    if not found and not os.environ.get("ROOKHAVEN_TEST_PYTHONS"):
+        other = newest_other_cpython()
+        found = _probe([_venv_python(other)]) if other is not None else {}
+    return found
+
+
+def _probe(candidates: list[str]) -> dict[str, str]:
     here = f"{sys.version_info.major}.{sys.version_info.minor}"
     usable: dict[str, str] = {}
-    for python in _candidates():
+    for python in candidates:
         probe = subprocess.run([python, "-c", f"{NEEDS}; import sys; print("
                                 "f'{sys.version_info.major}.{sys.version_info.minor}')"],
                                capture_output=True, text=True, check=False)
