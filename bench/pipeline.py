@@ -31,7 +31,7 @@ import orjson  # noqa: E402
 
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
-from rookhaven.corpusfile import load_documents  # noqa: E402
+from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import TASK_NOOP, Pipeline, open_pipeline  # noqa: E402
 from tests.integration.workerfarm import FAST, WorkerFarm, documents, requests  # noqa: E402
 
@@ -95,7 +95,7 @@ def main() -> None:
                ROOKHAVEN_BATCH_SIZE=str(args.batch))
     pipe = open_pipeline(Settings.from_mapping(env))
     if args.dataset:
-        docs = load_documents(args.dataset / "corpus.jsonl", max_docs=10**6)
+        docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
         lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
         queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
 

@@ -7,8 +7,7 @@ import time
 from typing import Any
 
 from ..config import Settings
-from ..core.corpus import Corpus
-from ..corpusfile import load_documents
+from ..corpusfile import load_corpus
 from ..store import Store
 
 
@@ -26,8 +25,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_add(args: argparse.Namespace, settings: Settings) -> int:
-    documents = load_documents(args.file, max_docs=settings.max_corpus_docs)
-    entry = Store.from_settings(settings).corpora.put(Corpus(documents), args.name)
+    corpus = load_corpus(args.file, max_docs=settings.max_corpus_docs)
+    entry = Store.from_settings(settings).corpora.put(corpus, args.name)
     print(entry.digest)
     return 0
 

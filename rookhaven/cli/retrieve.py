@@ -8,7 +8,7 @@ from typing import Any
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.engine import retrieve
-from ..corpusfile import load_documents
+from ..corpusfile import load_corpus
 from .options import add_request_options, corpus_path, request_from, write_line
 
 
@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     request = request_from(args, settings)
-    documents = load_documents(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
-    result = retrieve(request, documents, args.provider or settings.provider)
+    corpus = load_corpus(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
+    result = retrieve(request, corpus, args.provider or settings.provider)
     write_line(canonical_bytes(result))
     return 0

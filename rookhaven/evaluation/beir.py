@@ -7,9 +7,9 @@ from pathlib import Path
 
 import orjson
 
-from ..corpusfile import load_documents
+from ..core.corpus import Corpus
+from ..corpusfile import load_corpus
 from ..errors import CorpusError
-from ..models import Document
 
 Qrels = dict[str, dict[str, int]]
 
@@ -18,7 +18,7 @@ Qrels = dict[str, dict[str, int]]
 class Collection:
     """Documents, judged queries (id -> text, in file order) and graded judgements."""
 
-    documents: list[Document]
+    documents: Corpus
     queries: dict[str, str]
     qrels: Qrels
 
@@ -62,7 +62,7 @@ def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
         raise CorpusError(f"{root}: not a directory; give a BEIR collection directory")
     qrels = _qrels(root / "qrels" / "test.tsv")
     queries = {q: t for q, t in _queries(root / "queries.jsonl").items() if q in qrels}
-    documents = load_documents(root / "corpus.jsonl", max_docs=max_docs)
+    documents = load_corpus(root / "corpus.jsonl", max_docs=max_docs)
     return Collection(documents=documents, queries=queries, qrels=qrels)
 
 

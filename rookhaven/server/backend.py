@@ -17,7 +17,7 @@ from typing import Protocol
 from ..config import Settings
 from ..core.engine import Retriever
 from ..core.identity import result_key
-from ..corpusfile import load_documents
+from ..corpusfile import load_corpus
 from ..errors import ConfigError, NotFoundError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, Mode, VerifyOutput
@@ -91,8 +91,8 @@ class InlineBackend:
         with self._lock:
             stamp = _stamp(path)
             if self._loaded is None or stamp is None or self._loaded[0] != stamp:
-                documents = load_documents(path, max_docs=self._settings.max_corpus_docs)
-                self._loaded = (stamp, Retriever(documents, self._settings.provider))
+                corpus = load_corpus(path, max_docs=self._settings.max_corpus_docs)
+                self._loaded = (stamp, Retriever(corpus, self._settings.provider))
             return self._loaded[1]
 
     def _resolve(self, corpus: str | None) -> Retriever:
