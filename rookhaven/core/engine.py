@@ -53,7 +53,12 @@ class Retriever:
         self.config_digest = self.identity.config_digest
 
     @staticmethod
-    def _order(units_by_ord: dict[int, int], keys: TieKeys) -> list[int]:
+    def _order(units_by_ord: dict[int, int], keys: TieKeys,
+               known: list[Pair] | None = None) -> list[int]:
+        """The ordinals of ``units_by_ord`` in the total order; ``known``, when given, holds
+        exactly the same pairs already ranked (the order depends only on the pairs)."""
+        if known is not None and dict(known) == units_by_ord:
+            return [o for o, _ in known]
         return [o for o, _ in ranked(list(units_by_ord.items()), keys)]
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
@@ -89,7 +94,9 @@ class Retriever:
                 "budget": budget, "contributed": self._contributions(picks),
             })
 
-        order, shown, backfill = (self._merge(request, best, keys, scores)
+        # One part: its picks are ``best``, already ranked, and the merge may reuse them.
+        alone = picks if len(parts.parts) == 1 else None
+        order, shown, backfill = (self._merge(request, best, keys, scores, alone)
                                   if parts.parts else ([], {}, []))
         # Parts append in index order, so each document's list of subqueries is ascending.
         hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
@@ -111,7 +118,8 @@ class Retriever:
         return [{"id": ids[o], "score": s / scale} for o, s in picks]
 
     def _merge(self, request: RetrievalRequest, best: dict[int, int], keys: TieKeys,
-               scores: _ScoreCache) -> tuple[list[int], dict[int, int], list[Pair]]:
+               scores: _ScoreCache, alone: list[Pair] | None
+               ) -> tuple[list[int], dict[int, int], list[Pair]]:
         """The final order, the score shown for each document, and the backfill picks.
 
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
@@ -128,12 +136,12 @@ class Retriever:
         if self.provider.merge == "whole-query":
             shown = scores.of(whole_terms, best)
             shown.update(backfill)
-            return self._order(shown, keys), shown, backfill
+            return self._order(shown, keys, alone), shown, backfill
         # max-subquery: the strongest subquery score ranks the picks; backfill follows in its
         # own (whole-query) order, since the two kinds of score are not comparable.
         shown = dict(best)
         shown.update(backfill)
-        return self._order(best, keys) + [o for o, _ in backfill], shown, backfill
+        return self._order(best, keys, alone) + [o for o, _ in backfill], shown, backfill
 
 
 class _ScoreCache:
