@@ -19,7 +19,7 @@ from .decompose import decompose
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, make_provider
 from .rng import mulberry32
-from .select import IntArray, Pair, TieKeys, ranked, top_k
+from .select import IntArray, Picks, TieKeys, ranked, top_k
 from .streams import derive_streams
 
 __all__ = ["CORE_VERSION", "Retriever", "retrieve"]
@@ -54,12 +54,12 @@ class Retriever:
 
     @staticmethod
     def _order(units_by_ord: dict[int, int], keys: TieKeys,
-               known: list[Pair] | None = None) -> list[int]:
-        """The ordinals of ``units_by_ord`` in the total order; ``known``, when given, holds
-        exactly the same pairs already ranked (the order depends only on the pairs)."""
-        if known is not None and dict(known) == units_by_ord:
-            return [o for o, _ in known]
-        return [o for o, _ in ranked(list(units_by_ord.items()), keys)]
+               known: Picks | None = None) -> list[int]:
+        """The ordinals of ``units_by_ord`` in the total order. ``known`` may hold the same
+        documents and scores already ranked: the order depends on nothing else."""
+        if known is not None and dict(zip(*known, strict=True)) == units_by_ord:
+            return known[0]
+        return ranked(list(units_by_ord), list(units_by_ord.values()), keys)[0]
 
     def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         """Rank the corpus for ``request`` and explain how, deterministically.
@@ -76,19 +76,21 @@ class Retriever:
 
         scores = _ScoreCache(self.index)
         best: dict[int, int] = {}
-        sources: dict[int, list[int]] = {}
+        # Each document's subqueries, ascending (parts are taken in order); tuples, shared
+        # where equal, which pydantic reads into the hit's list like any sequence.
+        sources: dict[int, tuple[int, ...]] = {}
         subqueries: list[dict[str, Any]] = []
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
             ords, units = scores.top(part.terms, budget)
             picks = top_k(ords, units, budget, keys)
             if not best:  # nothing picked before: every pick is new (and ordinals distinct)
-                best = dict(picks)
-                sources = {o: [index] for o, _ in picks}
+                best = dict(zip(*picks, strict=True))
+                sources = dict.fromkeys(picks[0], (index,))
             else:
-                for ordinal, score in picks:  # scores are positive
+                for ordinal, score in zip(*picks, strict=True):  # scores are positive
                     if score > best.get(ordinal, 0):
                         best[ordinal] = score
-                    sources.setdefault(ordinal, []).append(index)
+                    sources[ordinal] = (*sources.get(ordinal, ()), index)
             subqueries.append({
                 "text": part.text, "terms": list(part.distinct), "weight": part.weight,
                 "budget": budget, "contributed": self._contributions(picks),
@@ -97,10 +99,9 @@ class Retriever:
         # One part: its picks are ``best``, already ranked, and the merge may reuse them.
         alone = picks if len(parts.parts) == 1 else None
         order, shown, backfill = (self._merge(request, best, keys, scores, alone)
-                                  if parts.parts else ([], {}, []))
-        # Parts append in index order, so each document's list of subqueries is ascending.
+                                  if parts.parts else ([], {}, ([], [])))
         hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
-                 "subqueries": sources.get(o, [])}
+                 "subqueries": sources.get(o, ())}
                 for r, o in enumerate(order[: request.recall_budget], start=1)]
         audit = {
             "seed": request.seed, "query": request.query,
@@ -113,13 +114,13 @@ class Retriever:
         }
         return RetrievalResult.model_validate({"hits": hits, "audit": audit})
 
-    def _contributions(self, picks: list[Pair]) -> list[dict[str, Any]]:
+    def _contributions(self, picks: Picks) -> list[dict[str, Any]]:
         ids, scale = self.corpus.ids, self.provider.scale
-        return [{"id": ids[o], "score": s / scale} for o, s in picks]
+        return [{"id": ids[o], "score": s / scale} for o, s in zip(*picks, strict=True)]
 
     def _merge(self, request: RetrievalRequest, best: dict[int, int], keys: TieKeys,
-               scores: _ScoreCache, alone: list[Pair] | None
-               ) -> tuple[list[int], dict[int, int], list[Pair]]:
+               scores: _ScoreCache, alone: Picks | None
+               ) -> tuple[list[int], dict[int, int], Picks]:
         """The final order, the score shown for each document, and the backfill picks.
 
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
@@ -127,7 +128,7 @@ class Retriever:
         """
         whole_terms = tuple(self.provider.analyzer.terms(request.query))
         missing = request.recall_budget - len(best)
-        backfill: list[Pair] = []
+        backfill: Picks = ([], [])
         if missing > 0:
             # Candidates scoring at least the (missing + |best|)-th best score hold every
             # document top_k could pick once ``best`` is excluded.
@@ -135,13 +136,13 @@ class Retriever:
             backfill = top_k(whole_ords, whole_units, missing, keys, exclude=frozenset(best))
         if self.provider.merge == "whole-query":
             shown = scores.of(whole_terms, best)
-            shown.update(backfill)
+            shown.update(zip(*backfill, strict=True))
             return self._order(shown, keys, alone), shown, backfill
         # max-subquery: the strongest subquery score ranks the picks; backfill follows in its
         # own (whole-query) order, since the two kinds of score are not comparable.
         shown = dict(best)
-        shown.update(backfill)
-        return self._order(best, keys, alone) + [o for o, _ in backfill], shown, backfill
+        shown.update(zip(*backfill, strict=True))
+        return self._order(best, keys, alone) + backfill[0], shown, backfill
 
 
 class _ScoreCache:

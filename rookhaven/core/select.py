@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from operator import itemgetter
+from itertools import compress
 
 import numpy as np
 import numpy.typing as npt
@@ -17,11 +17,11 @@ import numpy.typing as npt
 from .streams import tie_keys
 
 IntArray = npt.NDArray[np.int64]
-Pair = tuple[int, int]  # (ordinal, score)
+Picks = tuple[list[int], list[int]]  # ordinals and their scores, in rank order
 
 NUMPY_FROM = 512  # candidates from which numpy filters and cuts faster than a list does
 
-_score = itemgetter(1)
+_TOP = 1 << 63  # above every int64 score
 
 
 class TieKeys:
@@ -44,45 +44,49 @@ class TieKeys:
         return known
 
 
-def ranked(pairs: list[Pair], keys: TieKeys) -> list[Pair]:
-    """``pairs`` in the total order: score descending, then seeded tie key, then ordinal."""
-    shared = Counter(map(_score, pairs))
-    if len(shared) == len(pairs):  # no two scores equal: the score alone orders them
-        return sorted(pairs, key=_score, reverse=True)
-    known = keys.of([o for o, u in pairs if shared[u] > 1])
-    # A key is only ever compared between equal scores, so any key of an unshared
-    # score (known from an earlier call, or 0) orders the same.
-    order = sorted([(-u, known.get(o, 0), o) for o, u in pairs])
-    return [(o, -u) for u, _, o in order]
+def ranked(ords: list[int], units: list[int], keys: TieKeys) -> Picks:
+    """``ords`` and their scores in the total order: score descending, seeded tie key,
+    ordinal. Plain lists of ints in and out, so ranking allocates no tuple per document."""
+    n = len(units)
+    shared = Counter(units)
+    if len(shared) == n:  # no two scores equal: the score alone orders them
+        order = sorted(range(n), key=units.__getitem__, reverse=True)
+    else:
+        get = keys.of([o for o, u in zip(ords, units, strict=True) if shared[u] > 1]).get
+        # One int per document ordering like (-score, tie key, ordinal): scores are int64,
+        # tie keys and ordinals below 2**64. A key is only compared between equal scores,
+        # so the key of an unshared score (known from an earlier call, or 0) changes nothing.
+        composite = [((_TOP - u) << 128) | (get(o, 0) << 64) | o
+                     for o, u in zip(ords, units, strict=True)]
+        order = sorted(range(n), key=composite.__getitem__)
+    return [ords[i] for i in order], [units[i] for i in order]
 
 
 def top_k(
     ords: IntArray, units: IntArray, k: int, keys: TieKeys,
     exclude: frozenset[int] = frozenset(),
-) -> list[Pair]:
-    """The best ``k`` (ordinal, score) pairs among positive scores, skipping ``exclude``.
+) -> Picks:
+    """The best ``k`` positive-scoring documents not in ``exclude``, ranked: their ordinals
+    and their scores.
 
     Ordinals follow document id order, so the last key (the ordinal) is the id itself.
     """
     if k <= 0 or len(ords) == 0:
-        return []
+        return [], []
     if len(ords) >= NUMPY_FROM:
         ords, units = _numpy_cut(ords, units, k, exclude)
-    listed = units.tolist()
-    if exclude or (listed and min(listed) <= 0):
-        pairs = [(o, u) for o, u in zip(ords.tolist(), listed, strict=True)
-                 if u > 0 and o not in exclude]
-    else:
-        pairs = list(zip(ords.tolist(), listed, strict=True))
-    if len(pairs) > k:
-        # Keep every pair scoring at least the k-th best: ties at the cut are resolved by
-        # the seeded key in ``ranked``, never by the order they arrived in.
-        pairs.sort(key=_score, reverse=True)
-        cut, end = pairs[k - 1][1], k
-        while end < len(pairs) and pairs[end][1] == cut:
-            end += 1
-        del pairs[end:]
-    return ranked(pairs, keys)[:k]
+    o_list, u_list = ords.tolist(), units.tolist()
+    if exclude or (u_list and min(u_list) <= 0):
+        kept = [u > 0 and o not in exclude for o, u in zip(o_list, u_list, strict=True)]
+        o_list, u_list = list(compress(o_list, kept)), list(compress(u_list, kept))
+    if len(u_list) > k:
+        # Keep every document scoring at least the k-th best: ties at the cut are resolved
+        # by the seeded key in ``ranked``, never by the order they arrived in.
+        cut = sorted(u_list, reverse=True)[k - 1]
+        kept = [u >= cut for u in u_list]
+        o_list, u_list = list(compress(o_list, kept)), list(compress(u_list, kept))
+    o_list, u_list = ranked(o_list, u_list, keys)
+    return o_list[:k], u_list[:k]
 
 
 def _numpy_cut(ords: IntArray, units: IntArray, k: int,
