@@ -33,6 +33,8 @@ def largest_remainder(total: int, weights: Sequence[int], stream: Mulberry32) ->
         return []
     if any(w <= 0 for w in weights):
         raise ValueError(f"weights must be positive, got {list(weights)}")
+    if len(weights) == 1:  # the usual one-part query; a one-item shuffle draws nothing
+        return [total]
     weight_sum = sum(weights)
     seats = [total * w // weight_sum for w in weights]
     remainders = [total * w % weight_sum for w in weights]

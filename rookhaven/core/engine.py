@@ -96,10 +96,17 @@ class Retriever:
                 "budget": budget, "contributed": self._contributions(picks),
             })
 
-        # One part: its picks are ``best``, already ranked, and the merge may reuse them.
-        alone = picks if len(parts.parts) == 1 else None
-        order, shown, backfill = (self._merge(request, best, keys, scores, alone)
-                                  if parts.parts else ([], {}, ([], [])))
+        order: list[int] = []
+        shown: dict[int, int] = {}
+        backfill: Picks = ([], [])
+        if parts.parts:
+            # One part: its picks are ``best``, already ranked, and the merge may reuse them;
+            # if its text is the whole query (stripped), so are its terms (spaces make none).
+            alone = picks if len(parts.parts) == 1 else None
+            whole_terms = (parts.parts[0].terms
+                           if alone is not None and parts.parts[0].text == request.query.strip()
+                           else tuple(analyzer.terms(request.query)))
+            order, shown, backfill = self._merge(request, whole_terms, best, keys, scores, alone)
         hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
                  "subqueries": sources.get(o, ())}
                 for r, o in enumerate(order[: request.recall_budget], start=1)]
@@ -118,7 +125,8 @@ class Retriever:
         ids, scale = self.corpus.ids, self.provider.scale
         return [{"id": ids[o], "score": s / scale} for o, s in zip(*picks, strict=True)]
 
-    def _merge(self, request: RetrievalRequest, best: dict[int, int], keys: TieKeys,
+    def _merge(self, request: RetrievalRequest, whole_terms: tuple[str, ...],
+               best: dict[int, int], keys: TieKeys,
                scores: _ScoreCache, alone: Picks | None
                ) -> tuple[list[int], dict[int, int], Picks]:
         """The final order, the score shown for each document, and the backfill picks.
@@ -126,7 +134,6 @@ class Retriever:
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
         filled from the whole query's ranking, so the caller gets what they asked for.
         """
-        whole_terms = tuple(self.provider.analyzer.terms(request.query))
         missing = request.recall_budget - len(best)
         backfill: Picks = ([], [])
         if missing > 0:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rookhaven.core.analyzer import Analyzer, normalize, split_tokens
 from rookhaven.errors import ConfigError
@@ -50,3 +52,17 @@ def test_analyzer_config_names_every_term_changing_choice() -> None:
     assert Analyzer(stemmer="english").config() == {
         "normalize": "nfkc-casefold", "split": "alnum-runs", "stopwords": "english-v1",
         "stemmer": "english"}
+
+
+_WHITESPACE = "".join(c for c in map(chr, range(0x3100)) if c.isspace())
+
+
+@given(st.text(alphabet=st.characters(codec=None, max_codepoint=0x10FFFF), max_size=30),
+       st.text(alphabet=_WHITESPACE, max_size=3), st.text(alphabet=_WHITESPACE, max_size=3))
+def test_surrounding_white_space_never_changes_the_terms(core: str, before: str,
+                                                         after: str) -> None:
+    # The engine relies on it: a one-part query's terms are the whole query's terms.
+    query = before + core + after
+    assert Analyzer(stemmer="english").terms(query) == Analyzer(stemmer="english").terms(
+        query.strip())
+    assert split_tokens(query) == split_tokens(core)
