@@ -21,7 +21,6 @@ Picks = tuple[list[int], list[int]]  # ordinals and their scores, in rank order
 
 NUMPY_FROM = 512  # candidates from which numpy filters and cuts faster than a list does
 
-_TOP = 1 << 63  # above every int64 score
 
 
 class TieKeys:
@@ -52,13 +51,14 @@ def ranked(ords: list[int], units: list[int], keys: TieKeys) -> Picks:
     if len(shared) == n:  # no two scores equal: the score alone orders them
         order = sorted(range(n), key=units.__getitem__, reverse=True)
     else:
-        get = keys.of([o for o, u in zip(ords, units, strict=True) if shared[u] > 1]).get
-        # One int per document ordering like (-score, tie key, ordinal): scores are int64,
-        # tie keys and ordinals below 2**64. A key is only compared between equal scores,
-        # so the key of an unshared score (known from an earlier call, or 0) changes nothing.
-        composite = [((_TOP - u) << 128) | (get(o, 0) << 64) | o
-                     for o, u in zip(ords, units, strict=True)]
-        order = sorted(range(n), key=composite.__getitem__)
+        tie = keys.of([o for o, u in zip(ords, units, strict=True) if shared[u] > 1])
+        # Stable sorts, least significant key first: ordinal, tie key, then score
+        # descending (a reverse sort keeps equal items in order). A tie key is only
+        # compared between equal scores, so that of an unshared score (0, or known from an
+        # earlier call) changes nothing.
+        order = sorted(range(n), key=ords.__getitem__)
+        order.sort(key=[tie.get(o, 0) for o in ords].__getitem__)
+        order.sort(key=units.__getitem__, reverse=True)
     return [ords[i] for i in order], [units[i] for i in order]
 
 
