@@ -51,6 +51,7 @@ class Retriever:
         self.engine = self.identity.engine
         self.config = self.identity.config
         self.config_digest = self.identity.config_digest
+        self._engine_data = self.engine.model_dump()
 
     @staticmethod
     def _order(units_by_ord: dict[int, int], keys: TieKeys,
@@ -66,6 +67,14 @@ class Retriever:
 
         The result is assembled as plain data and validated once at the end: one pass in
         pydantic-core costs a third of building some thirty small models one by one.
+        """
+        return RetrievalResult.model_validate(self.result_data(request))
+
+    def result_data(self, request: RetrievalRequest) -> dict[str, Any]:
+        """What ``retrieve`` validates: the result as plain data, with the same canonical bytes.
+
+        For encoding straight away, without a model per hit. Read-only: it shares the
+        retriever's config mapping, and sequences may be tuples where the model has lists.
         """
         analyzer, ids, scale = self.provider.analyzer, self.corpus.ids, self.provider.scale
         streams = derive_streams(request.seed, request.query)
@@ -117,9 +126,10 @@ class Retriever:
             "dropped": [{"text": t, "reason": r} for t, r in parts.dropped],
             "backfill": self._contributions(backfill), "streams": streams.as_dict(),
             "corpus_digest": self.corpus.digest, "corpus_size": len(self.corpus),
-            "engine": self.engine, "config": self.config, "config_digest": self.config_digest,
+            "engine": self._engine_data, "config": self.config,
+            "config_digest": self.config_digest,
         }
-        return RetrievalResult.model_validate({"hits": hits, "audit": audit})
+        return {"hits": hits, "audit": audit}
 
     def _contributions(self, picks: Picks) -> list[dict[str, Any]]:
         ids, scale = self.corpus.ids, self.provider.scale
