@@ -7,8 +7,10 @@
 ``speed`` runs every engine in its own process (so peak memory is that engine's alone) on a
 corpus made by ``../shared/bench/make_synthetic.py OUT N``: it reports load and build time,
 peak resident memory, and single-query throughput for q3/q8 x top-10/top-100. Rookhaven
-answers with the full ``retrieve`` (decomposition and audit included); peers are asked one
-query per call and return ids. Missing peers are reported as such, never faked.
+answers with the full retrieve (decomposition, ranking and the audit record): engine
+``rookhaven`` produces the canonical result bytes a worker stores, ``rookhaven-model`` the
+validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``. Peers are asked one query
+per call and return ids. Missing peers are reported as such, never faked.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rookhaven import Document, RetrievalRequest, Retriever  # noqa: E402
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
 from rookhaven.evaluation import evaluate_run, load_collection  # noqa: E402
 
 DATASETS = ("cranfield", "cisi", "cacm", "npl")
-SPEED_ENGINES = ("rookhaven", "bm25s", "bm25s-numba", "tantivy")
+SPEED_ENGINES = ("rookhaven", "rookhaven-model", "bm25s", "bm25s-numba", "tantivy")
 WORD = re.compile(r"\w+")
 Search = Callable[[str, int], list[str]]
 
@@ -112,14 +114,20 @@ def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
     return search
 
 
-def build_rookhaven(documents: list[Document], decompose: bool = True,
+def build_rookhaven(documents: list[Document], decompose: bool = True, *, models: bool = True,
                     **params: object) -> Search:
+    """Rookhaven's full retrieve: decomposition, ranking, audit record. With ``models``, the
+    validated pydantic result (``Retriever.retrieve``); without, the canonical result bytes
+    a worker stores (``Retriever.result_data`` encoded), ids read back from the plain data."""
     retriever = Retriever(documents, "bm25", **params)
 
     def search(query: str, k: int) -> list[str]:
-        result = retriever.retrieve(RetrievalRequest(query=query, recall_budget=k,
-                                                     decompose=decompose))
-        return [h.id for h in result.hits]
+        request = RetrievalRequest(query=query, recall_budget=k, decompose=decompose)
+        if models:
+            return [h.id for h in retriever.retrieve(request).hits]
+        data = retriever.result_data(request)
+        canonical_bytes(data)
+        return [h["id"] for h in data["hits"]]
     return search
 
 
@@ -167,7 +175,7 @@ def speed_one(engine: str, corpus_dir: Path) -> dict[str, object]:
     start = time.perf_counter()
     # Stream the file: no engine pays for holding the parsed JSON next to its own copy.
     with open(corpus_dir / "corpus.jsonl", "rb") as lines:
-        if engine == "rookhaven":
+        if engine.startswith("rookhaven"):
             from rookhaven.core.corpus import Corpus
             # Plain records straight into the compact corpus: no Document model per line.
             corpus = Corpus.from_records({"id": r["_id"], "text": r["text"]}
@@ -179,8 +187,8 @@ def speed_one(engine: str, corpus_dir: Path) -> dict[str, object]:
                 texts.append(r["text"])
     loaded, load_rss = time.perf_counter() - start, rss_mb()
     start = time.perf_counter()
-    if engine == "rookhaven":
-        search: Search = build_rookhaven(corpus)  # type: ignore[arg-type]
+    if engine.startswith("rookhaven"):
+        search: Search = build_rookhaven(corpus, models=engine == "rookhaven-model")  # type: ignore[arg-type]
     elif engine == "bm25s":
         search = build_bm25s(ids, texts)
     elif engine == "bm25s-numba":

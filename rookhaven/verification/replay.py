@@ -102,7 +102,7 @@ class Replayer:
         if stored_engine != current or (isinstance(audit, dict)
                                         and audit.get("config_digest") != identity.config_digest):
             retriever = self.executor.cache.get(spec.corpus_digest, spec.provider, spec.params)
-            replayed = canonical_bytes(retriever.retrieve(spec.request))
+            replayed = canonical_bytes(retriever.result_data(spec.request))
             changed = replayed != stored
             return Verdict(**base, outcome="drift", changed=changed,
                            where=where_bytes_differ(stored, replayed) if changed else None)
