@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -91,8 +92,6 @@ class InvertedIndex:
 
     def prefix_range(self, prefix: str) -> tuple[int, int]:
         """Term ids ``[lo, hi)`` of every vocabulary term starting with ``prefix``."""
-        from bisect import bisect_left
-
         lo = bisect_left(self.vocabulary, prefix)
         hi = bisect_left(self.vocabulary, prefix + "\U0010ffff", lo)
         return lo, hi

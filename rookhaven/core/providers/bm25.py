@@ -10,7 +10,6 @@ terms beats repeating one. Every weight is a fixed-point integer; see ``impacts`
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from ..canonical import canonical_bytes, sha256_digest
 from ..corpus import Corpus
 from ..index import InvertedIndex, build_index
 from .base import IntArray
-from .impacts import SCALE, idf_table, term_impacts
+from .impacts import SCALE, capped_weight, idf_table, term_impacts
 from .scoring import Bm25Scorer, Expansion
 
 WEIGHT_BITS = 16  # query-side weights (prefix, synonym) in 1/65536 units
@@ -67,18 +66,6 @@ def _most_frequent(offsets: npt.NDArray[np.int64], lo: int, hi: int,
     above = np.flatnonzero(df > cut)
     at = np.flatnonzero(df == cut)[: limit - len(above)]
     return (np.union1d(above, at) + lo).tolist(), first
-
-
-def _capped_weight(weight: int, idf_variant: float, idf_reference: float | None) -> int:
-    """``impacts.capped_weight(weight, WEIGHT_BITS, ...)`` without numpy scalars.
-
-    ``math.floor`` of a finite float is the integer ``np.floor`` gives; the quotient is
-    finite because every IDF is positive (a unit test compares the two).
-    """
-    if idf_reference is None or idf_reference >= idf_variant:
-        return weight
-    ratio = math.floor(idf_reference / idf_variant * (1 << WEIGHT_BITS))
-    return max((weight * ratio) >> WEIGHT_BITS, 1)
 
 
 @dataclass(frozen=True)
@@ -212,7 +199,7 @@ class Bm25Index:
             variants += [(ids[s], self.synonym_weight) for s in self.synonyms.get(term, ())
                          if s in ids]
         for t, weight in variants:
-            capped = _capped_weight(weight, idf[t], reference)
+            capped = capped_weight(weight, WEIGHT_BITS, idf[t], reference)
             if capped > weights.get(t, 0):
                 weights[t] = capped
         return tuple(sorted(weights.items()))

@@ -10,6 +10,7 @@ order in which terms or documents are added cannot change them.
 
 from __future__ import annotations
 
+import math
 from decimal import Context, Decimal
 
 import numpy as np
@@ -74,5 +75,7 @@ def capped_weight(weight: int, bits: int, idf_variant: float, idf_reference: flo
     """
     if idf_reference is None or idf_reference >= idf_variant:
         return weight
-    ratio = int(np.floor(idf_reference / idf_variant * (1 << bits)))  # IEEE /, exact *2**k
+    # IEEE /, exact *2**k; math.floor of a finite float is exactly np.floor's integer (every
+    # IDF is positive, so the quotient is finite), without numpy scalar overhead.
+    ratio = math.floor(idf_reference / idf_variant * (1 << bits))
     return max((weight * ratio) >> bits, 1)
