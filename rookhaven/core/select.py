@@ -22,7 +22,6 @@ Picks = tuple[list[int], list[int]]  # ordinals and their scores, in rank order
 NUMPY_FROM = 512  # candidates from which numpy filters and cuts faster than a list does
 
 
-
 class TieKeys:
     """The tie keys of one ranking stream, each document's hashed at most once."""
 

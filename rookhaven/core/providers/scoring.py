@@ -93,14 +93,11 @@ class Bm25Scorer:
         return np.maximum.reduceat(self.impacts, self.offsets[:-1]).tolist()  # type: ignore[no-any-return]
 
     def _list_bound(self, term_id: int, weight: int) -> int:
+        """The most one list, scaled by its weight, adds to a document (the kernel's bound)."""
         value: int = self.term_max[term_id]
         if weight != 1 << self.weight_bits:
             value = max((value * weight) >> self.weight_bits, 1)
         return value
-
-    def bound(self, qtf: int, expansion: Expansion) -> int:
-        """The most one query term can add to any document's sum."""
-        return qtf * max((self._list_bound(t, w) for t, w in expansion), default=0)
 
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
         offsets = self.offsets
