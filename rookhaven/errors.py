@@ -45,3 +45,20 @@ class IntegrityError(RookhavenError):
 
 class StoreUnavailableError(RookhavenError):
     """Raised when the store (Redis) cannot be reached or answers with an error."""
+
+
+class WaitTimeoutError(RookhavenError):
+    """Raised when a job is not done or failed within the time a caller chose to wait."""
+
+
+class JobFailedError(RookhavenError):
+    """Raised when the job behind a synchronous retrieval ended failed."""
+
+
+class EngineMismatchError(RookhavenError):
+    """Raised when a job's key was computed for another engine or configuration than the
+    worker runs (submitter and worker on different versions)."""
+
+
+class RerankError(RookhavenError):
+    """Raised when a re-ranking chunk's jobs do not finish within the wait limit."""

@@ -20,8 +20,8 @@ from .celeryconf import (
     celery_config,
 )
 from .dispatch import CeleryDispatcher, Dispatcher
-from .executor import EngineMismatchError, Executor
-from .service import JobRef, Pipeline, SweepReport, WaitTimeoutError
+from .executor import Executor
+from .service import JobRef, Pipeline, SweepReport
 
 __all__ = [
     "QUEUE",
@@ -33,13 +33,11 @@ __all__ = [
     "TASK_VERIFY",
     "CeleryDispatcher",
     "Dispatcher",
-    "EngineMismatchError",
     "Executor",
     "JobRef",
     "Pipeline",
     "RetrieverCache",
     "SweepReport",
-    "WaitTimeoutError",
     "celery_config",
     "open_pipeline",
 ]

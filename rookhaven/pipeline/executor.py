@@ -13,16 +13,12 @@ from collections.abc import Sequence
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.identity import result_key
-from ..errors import InputError, IntegrityError, RookhavenError
+from ..errors import EngineMismatchError, InputError, IntegrityError
 from ..store import JobSpec, Store
 from .cache import RetrieverCache
 
 log = logging.getLogger("rookhaven.pipeline")
 
-
-class EngineMismatchError(RookhavenError):
-    """Raised when a job's key was computed for another engine or configuration than the
-    worker runs (submitter and worker on different versions)."""
 
 
 class Executor:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from ..config import Settings
 from ..core.corpus import Corpus
 from ..core.identity import result_key
-from ..errors import RookhavenError
+from ..errors import WaitTimeoutError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
 from .cache import RetrieverCache
@@ -32,9 +32,6 @@ _STATE_AFTER: dict[str, JobState] = {
     "new": "queued", "cached": "done", "queued": "queued", "running": "running", "done": "done",
 }
 
-
-class WaitTimeoutError(RookhavenError):
-    """Raised when a job is not done or failed within the time a caller chose to wait."""
 
 
 class JobRef(BaseModel):

@@ -17,16 +17,13 @@ import orjson
 
 from ..core.canonical import canonical_bytes
 from ..core.compare import compare_rankings
-from ..errors import RookhavenError
+from ..errors import RerankError
 from ..pipeline import JobRef, Pipeline
 from .models import RerankRow, RerankSpec, RerankSummary
 from .sources import Historical, from_audits, from_requests
 
 Progress = Callable[[int, int], None]
 
-
-class RerankError(RookhavenError):
-    """Raised when a re-ranking chunk's jobs do not finish within the wait limit."""
 
 
 def run_id_for(spec: RerankSpec) -> str:

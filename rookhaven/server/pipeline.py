@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 
 from ..config import Settings
-from ..errors import NotFoundError, RookhavenError
+from ..errors import JobFailedError, NotFoundError, RookhavenError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..pipeline import Pipeline, open_pipeline
 from ..store.connection import translated
@@ -20,10 +20,6 @@ from ..store.records import JobRecord
 from ..verification import Replayer
 from .backend import InlineBackend, Retrieval
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
-
-
-class JobFailedError(RookhavenError):
-    """Raised when the job behind a ``retrieve`` call ended failed."""
 
 
 def job_output(record: JobRecord) -> JobOutput:

@@ -12,6 +12,7 @@ References: ``sha256:<hex>`` (a digest), ``latest`` (the corpus stored most rece
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 
 import orjson
@@ -37,11 +38,19 @@ def chunked(corpus: Corpus, limit: int) -> Iterator[bytes]:
         yield b"".join(piece)
 
 
+NAME_MAX = 128
+# Names reach keys, one-line errors and `corpus list`: a safe literal, never a pattern.
+_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}")
+RESERVED_NAMES = ("latest",)
+
+
 def check_name(name: str) -> str:
     """``name`` if usable as a corpus name, else CorpusError."""
-    if not name or name == "latest" or ":" in name or "@" in name or name != name.strip():
-        raise CorpusError(f"corpus name {name!r} is not allowed: use letters, digits, '-', "
-                          "'_' or '.', not 'latest', and no ':' or '@'")
+    if _NAME.fullmatch(name) is None or name in RESERVED_NAMES:
+        raise CorpusError(
+            f"corpus name {name[:40]!r}{'...' if len(name) > 40 else ''} is not allowed: use "
+            f"1 to {NAME_MAX} letters, digits, '-', '_' or '.', starting with a letter or "
+            f"digit, and not {', '.join(repr(r) for r in RESERVED_NAMES)}")
     return name
 
 

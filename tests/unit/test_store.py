@@ -99,9 +99,14 @@ def test_unknown_corpus_references_name_what_exists(store: Store) -> None:
 
 
 def test_bad_corpus_names_are_refused(store: Store) -> None:
-    for bad in ("latest", "a@b", "sha256:x", ""):
-        with pytest.raises(CorpusError):
+    for bad in ("latest", "a@b", "sha256:x", "", "two\nlines", "port*", "../../etc",
+                ".hidden", " port", "x" * 129):
+        with pytest.raises(CorpusError, match="letters, digits") as caught:
             store.corpora.put(corpus(2), bad)
+        assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+    assert not store.corpora.entries()
+    for good in ("port", "port-ops_2.v1", "x" * 128):
+        assert store.corpora.put(corpus(2), good).name == good
 
 
 def test_a_tampered_corpus_chunk_is_an_integrity_error_on_load(store: Store) -> None:

@@ -8,7 +8,7 @@ merging them is exact on every machine; the float shown to users is ``units / sc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +24,20 @@ class ScoringIndex(Protocol):
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         """Ordinals of the documents that match any of ``terms`` and their integer scores."""
+        ...
+
+
+@runtime_checkable
+class TopKIndex(ScoringIndex, Protocol):
+    """An index that can cut the ranking short; both methods give exactly the integers a
+    full ``score`` would, so using them changes speed, never bytes."""
+
+    def top(self, terms: Sequence[str], k: int) -> tuple[IntArray, IntArray]:
+        """Every document scoring at least the ``k``-th best score (ties included)."""
+        ...
+
+    def score_of(self, terms: Sequence[str], ords: IntArray) -> IntArray:
+        """The score of each document of ``ords`` (ascending) under ``terms``; 0: no match."""
         ...
 
 
