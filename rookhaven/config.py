@@ -1,7 +1,9 @@
 """Settings: every ROOKHAVEN_* variable, its default and unit, parsed from a mapping once.
 
-Precedence is flag > environment > default; flags are applied by the front ends through
-``Settings.with_overrides``. Tests pass a dict, never touch ``os.environ``.
+Each default is written once, on ``Settings``; ``SPECS`` says how each is read and what it
+means (the README's table is checked against it). Precedence is flag > environment >
+default, decided in ``Settings.with_overrides`` alone. Tests pass a dict, never touch
+``os.environ``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .errors import ConfigError, InvalidRequestError
 from .models import DEFAULT_RECALL, DEFAULT_SEED, RetrievalRequest
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+STRATIFY = ("none", "corpus", "age")
 
 
 def _whole(minimum: int) -> Callable[[str], int]:
@@ -61,85 +66,6 @@ def _clock_time(raw: str) -> str:
             and len(minutes) == 2):
         raise ValueError("must be a time of day as HH:MM (UTC), like 02:30")
     return f"{int(hours):02d}:{minutes}"
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One setting: its variable, field, parser, default and what it means (with unit)."""
-
-    variable: str
-    field: str
-    parse: Callable[[str], Any]
-    default: Any
-    meaning: str
-
-
-SPECS: tuple[Spec, ...] = (
-    Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(_text(raw)), None,
-         "corpus file (JSON array or JSON Lines) used when no corpus is named"),
-    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1), DEFAULT_RECALL,
-         "recall budget when a request gives none (documents)"),
-    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1), 1000,
-         "largest recall budget a request may ask for (documents)"),
-    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1), 4096,
-         "longest query accepted (characters)"),
-    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1), 100_000,
-         "most documents a loaded corpus may hold (documents)"),
-    Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text, DEFAULT_SEED,
-         "seed when a request gives none"),
-    Spec("ROOKHAVEN_PROVIDER", "provider", _text, "bm25",
-         "scoring provider when none is named"),
-    Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS), "info",
-         "least severe log level written to stderr"),
-    Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text, None,
-         "Redis for the store and the Celery broker "
-         "(redis:// or rediss://, with user:password@ and /db)"),
-    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _text, "rookhaven",
-         "prefix of every Redis key Rookhaven writes"),
-    Spec("ROOKHAVEN_MCP_HOST", "mcp_host", _text, "127.0.0.1",
-         "address `rookhaven mcp --http` binds; anything but loopback needs ROOKHAVEN_MCP_TOKEN"),
-    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1), 8765,
-         "TCP port `rookhaven mcp --http` listens on"),
-    Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text, None,
-         "bearer token HTTP clients must send (Authorization: Bearer <token>); "
-         "required to bind a non-loopback address"),
-    # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
-    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds, 5.0,
-         "how long one Redis connect or command may take before the store gives up (seconds)"),
-    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024), 1 << 20,
-         "largest piece a stored corpus is split into (bytes)"),
-    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1), 100,
-         "jobs carried by one batch task when many are submitted at once (jobs)"),
-    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1), 3,
-         "runs a job may start before the sweeper marks it failed (attempts)"),
-    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds, 300.0,
-         "age at which a queued job with no result is enqueued again (seconds)"),
-    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds, 10.0,
-         "how often the beat schedule runs the sweeper (seconds)"),
-    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds, 120.0,
-         "hard limit on one task, single or batch; the pool child is killed after it (seconds)"),
-    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds, 600.0,
-         "time before the broker redelivers an unacknowledged message; "
-         "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds)"),
-    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds, 2.0,
-         "how often workers look for unacknowledged messages to restore (seconds)"),
-    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds, 10.0,
-         "a worker silent this long is dead and its running jobs are swept (seconds)"),
-    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1), 4,
-         "built corpus indexes each worker process keeps in memory (indexes)"),
-    Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text, "127.0.0.1",
-         "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
-    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1), None,
-         "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
-    Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time, "02:30",
-         "time of day (HH:MM, UTC) the nightly verifier runs"),
-    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1), 200,
-         "stored results the nightly verifier replays (results)"),
-    Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(("none", "corpus", "age")),
-         "corpus", "how the nightly sample is spread: by corpus, by month stored, or not"),
-    Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)), None,
-         "where celery beat keeps its schedule state (file; default: in the temp directory)"),
-)
 
 
 @dataclass(frozen=True)
@@ -211,11 +137,36 @@ class Settings:
             )
 
     def with_overrides(self, **overrides: Any) -> Settings:
-        """These settings with the non-None ``overrides`` (from flags) applied."""
+        """These settings with the non-None ``overrides`` (from flags) applied: the one place
+        where flag > environment > default is decided."""
         changed = {k: v for k, v in overrides.items() if v is not None}
         settings = dataclasses.replace(self, **changed)
         settings.check()
         return settings
+
+    def with_flags(self, flags: Mapping[str, Any]) -> Settings:
+        """``with_overrides`` for the ``flags`` named like a setting (argparse dests)."""
+        return self.with_overrides(**{k: v for k, v in flags.items() if k in _DEFAULTS})
+
+    def request(self, query: str, recall_budget: int | None = None, seed: str | None = None,
+                decompose: bool = True) -> RetrievalRequest:
+        """The request a front end received, defaults from these settings, within the limits.
+
+        Every front end (CLI, MCP tools) builds its requests here, so a default or a limit
+        means the same everywhere.
+        """
+        try:
+            request = RetrievalRequest(
+                query=query,
+                recall_budget=self.default_recall if recall_budget is None else recall_budget,
+                seed=self.default_seed if seed is None else seed,
+                decompose=decompose,
+            )
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "request"
+            raise InvalidRequestError(f"invalid {where}: {first['msg']}") from None
+        return self.check_request(request)
 
     def check_request(self, request: RetrievalRequest) -> RetrievalRequest:
         """``request`` if it is within the limits, else an error saying which and by how much."""
@@ -230,3 +181,88 @@ class Settings:
                 "(ROOKHAVEN_MAX_RECALL)"
             )
         return request
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its variable, field, parser and what it means (with unit)."""
+
+    variable: str
+    field: str
+    parse: Callable[[str], Any]
+    meaning: str
+
+    @property
+    def default(self) -> Any:
+        """The default, from ``Settings``: the one place each default is written."""
+        return _DEFAULTS[self.field]
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(_text(raw)),
+         "corpus file (JSON array or JSON Lines) used when no corpus is named"),
+    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1),
+         "recall budget when a request gives none (documents)"),
+    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1),
+         "largest recall budget a request may ask for (documents)"),
+    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1),
+         "longest query accepted (characters)"),
+    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1),
+         "most documents a loaded corpus may hold (documents)"),
+    Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text,
+         "seed when a request gives none"),
+    Spec("ROOKHAVEN_PROVIDER", "provider", _text,
+         "scoring provider when none is named"),
+    Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS),
+         "least severe log level written to stderr"),
+    Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text,
+         "Redis for the store and the Celery broker "
+         "(redis:// or rediss://, with user:password@ and /db)"),
+    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _text,
+         "prefix of every Redis key Rookhaven writes"),
+    Spec("ROOKHAVEN_MCP_HOST", "mcp_host", _text,
+         "address `rookhaven mcp --http` binds; anything but loopback needs ROOKHAVEN_MCP_TOKEN"),
+    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1),
+         "TCP port `rookhaven mcp --http` listens on"),
+    Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text,
+         "bearer token HTTP clients must send (Authorization: Bearer <token>); "
+         "required to bind a non-loopback address"),
+    # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
+    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds,
+         "how long one Redis connect or command may take before the store gives up (seconds)"),
+    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024),
+         "largest piece a stored corpus is split into (bytes)"),
+    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1),
+         "jobs carried by one batch task when many are submitted at once (jobs)"),
+    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1),
+         "runs a job may start before the sweeper marks it failed (attempts)"),
+    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds,
+         "age at which a queued job with no result is enqueued again (seconds)"),
+    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds,
+         "how often the beat schedule runs the sweeper (seconds)"),
+    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds,
+         "hard limit on one task, single or batch; the pool child is killed after it (seconds)"),
+    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds,
+         "time before the broker redelivers an unacknowledged message; "
+         "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds)"),
+    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds,
+         "how often workers look for unacknowledged messages to restore (seconds)"),
+    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds,
+         "a worker silent this long is dead and its running jobs are swept (seconds)"),
+    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1),
+         "built corpus indexes each worker process keeps in memory (indexes)"),
+    Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text,
+         "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
+    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1),
+         "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
+    Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time,
+         "time of day (HH:MM, UTC) the nightly verifier runs"),
+    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1),
+         "stored results the nightly verifier replays (results)"),
+    Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(STRATIFY),
+         "how the nightly sample is spread: by corpus, by month stored, or not"),
+    Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)),
+         "where celery beat keeps its schedule state (file; default: in the temp directory)"),
+)
+
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(Settings)}

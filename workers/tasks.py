@@ -58,8 +58,8 @@ def sweep() -> dict[str, Any]:
 @app.task(name=TASK_VERIFY)
 def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
     """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
-    settings = application.settings
-    selection = Selection(sample=sample or settings.verify_sample, seed=seed,
+    settings = application.settings.with_overrides(verify_sample=sample)
+    selection = Selection(sample=settings.verify_sample, seed=seed,
                           stratify=settings.verify_stratify)
     run = Verifier(runtime.store(settings), settings).run(selection)
     return {"run_id": run.run_id, "checked": run.checked, "matched": run.matched,

@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     collection = load_collection(args.dataset, max_docs=settings.max_corpus_docs)
-    provider = args.provider or settings.provider
+    provider = settings.provider
     params = {"synonyms": load_synonyms(args.synonyms)} if args.synonyms else {}
     retriever = Retriever(collection.documents, provider, **params)
     only = read_split(args.queries_split) if args.queries_split else None

@@ -19,7 +19,8 @@ from ..errors import InputError, RookhavenError
 from ..logs import configure_logging
 
 # Each module has ``register(subparsers)``, which adds its parser and sets ``run``:
-# a function (args, settings) -> exit status.
+# a function (args, settings) -> exit status. A flag whose dest is named like a setting
+# (``provider``, ``verify_sample``, ...) overrides it in the settings ``run`` receives.
 SUBCOMMANDS = (
     "retrieve",
     "eval",
@@ -73,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # still be one line and exit 2, not a traceback.
         words = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(_command(words)).parse_args(words)
-        settings = Settings.from_mapping(os.environ)
+        settings = Settings.from_mapping(os.environ).with_flags(vars(args))
         configure_logging(settings.log_level)
         status: int = args.run(args, settings)
     except InputError as exc:

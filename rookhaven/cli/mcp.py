@@ -32,9 +32,10 @@ def register(subparsers: Any) -> None:
                                    description=__doc__)
     parser.add_argument("--http", action="store_true",
                         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    parser.add_argument("--host", help="address to bind with --http (default: ROOKHAVEN_MCP_HOST, "
-                                       "127.0.0.1); non-loopback needs ROOKHAVEN_MCP_TOKEN")
-    parser.add_argument("--port", type=positive_int,
+    parser.add_argument("--host", dest="mcp_host",
+                        help="address to bind with --http (default: ROOKHAVEN_MCP_HOST, "
+                             "127.0.0.1); non-loopback needs ROOKHAVEN_MCP_TOKEN")
+    parser.add_argument("--port", type=positive_int, dest="mcp_port",
                         help="port with --http (default: ROOKHAVEN_MCP_PORT, 8765)")
     parser.set_defaults(run=run)
 
@@ -65,9 +66,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..server.http import check_bind, serve_http
     from ..server.stdio import serve_stdio
 
-    if (args.host or args.port) and not args.http:
+    if (args.mcp_host or args.mcp_port) and not args.http:
         raise ConfigError("--host and --port apply only with --http")
-    settings = settings.with_overrides(mcp_host=args.host, mcp_port=args.port)
     if args.http:
         check_bind(settings.mcp_host, settings.mcp_token)
     route_library_logs(settings.log_level)

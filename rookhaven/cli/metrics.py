@@ -16,14 +16,19 @@ from ..metrics import exposition, serve
 from ..store import Store
 from .options import positive_int
 
+# Prometheus's registered default port for exporters of this kind; a worker serves none
+# unless ROOKHAVEN_METRICS_PORT is set, but this command exists to serve.
+EXPORTER_PORT = 9464
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("metrics", help="serve or print Prometheus metrics",
                                    description=__doc__)
     parser.add_argument("--once", action="store_true", help="print the metrics and exit")
-    parser.add_argument("--host", help="bind address (default: ROOKHAVEN_METRICS_HOST)")
-    parser.add_argument("--port", type=positive_int,
-                        help="port (default: ROOKHAVEN_METRICS_PORT, else 9464)")
+    parser.add_argument("--host", dest="metrics_host",
+                        help="bind address (default: ROOKHAVEN_METRICS_HOST)")
+    parser.add_argument("--port", type=positive_int, dest="metrics_port",
+                        help=f"port (default: ROOKHAVEN_METRICS_PORT, else {EXPORTER_PORT})")
     parser.set_defaults(run=run)
 
 
@@ -32,8 +37,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.once:
         sys.stdout.buffer.write(exposition(store))
         return 0
-    host = args.host or settings.metrics_host
-    port = args.port or settings.metrics_port or 9464
+    host = settings.metrics_host
+    port = settings.metrics_port or EXPORTER_PORT
     serve(store, host, port)
     print(f"serving Prometheus metrics on http://{host}:{port}/metrics", file=sys.stderr)
     threading.Event().wait()

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from ..errors import ConfigError, InvalidRequestError
+from ..errors import ConfigError
 from ..models import RetrievalRequest
 
 
@@ -32,19 +32,8 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
 
 
 def request_from(args: argparse.Namespace, settings: Settings) -> RetrievalRequest:
-    """A request from the command line, defaults from settings, checked against the limits."""
-    try:
-        request = RetrievalRequest(
-            query=args.query,
-            recall_budget=args.budget or settings.default_recall,
-            seed=args.seed if args.seed is not None else settings.default_seed,
-            decompose=not args.no_decompose,
-        )
-    except ValueError as exc:
-        first = exc.errors()[0] if hasattr(exc, "errors") else {"msg": str(exc), "loc": ()}
-        where = ".".join(str(p) for p in first["loc"])
-        raise InvalidRequestError(f"invalid request: {where}: {first['msg']}") from None
-    return settings.check_request(request)
+    """The request ``add_request_options`` read, through ``Settings.request``."""
+    return settings.request(args.query, args.budget, args.seed, not args.no_decompose)
 
 
 def corpus_path(args: argparse.Namespace, settings: Settings) -> Path:

@@ -38,7 +38,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--requests", type=Path, help="JSON-lines file of requests instead")
     parser.add_argument("--baseline", help="with --requests: the corpus they first ran on")
     parser.add_argument("--to-corpus", help="target corpus (default: each query's own)")
-    parser.add_argument("--provider", help="target provider (default: each query's own)")
+    parser.add_argument("--provider", dest="target_provider",
+                        help="target provider (default: each query's own)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="target provider parameter, VALUE as JSON (repeatable)")
     parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
@@ -77,7 +78,7 @@ def _param(raw: str) -> tuple[str, Any]:
 def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
     store = pipeline.store
     target = store.corpora.resolve(args.to_corpus) if args.to_corpus else None
-    common = {"target_corpus": target, "provider": args.provider,
+    common = {"target_corpus": target, "provider": args.target_provider,
               "params": dict(_param(p) for p in args.param), "chunk": args.chunk}
     if args.requests is not None:
         lines = args.requests.read_text(encoding="utf-8").splitlines()
@@ -90,7 +91,7 @@ def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
                     raise InputError(f"{args.requests}: line {number}: not valid JSON "
                                      f"({exc.msg})") from None
         return RerankSpec(source="file", requests=requests, baseline=args.baseline, **common)
-    if target is None and args.provider is None:
+    if target is None and args.target_provider is None:
         raise InputError("nothing to compare against: give --to-corpus and/or --provider")
     return RerankSpec(source="audits",
                       corpus=store.corpora.resolve(args.corpus) if args.corpus else None,

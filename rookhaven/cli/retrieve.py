@@ -24,6 +24,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     request = request_from(args, settings)
     corpus = load_corpus(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
-    result = retrieve(request, corpus, args.provider or settings.provider)
+    result = retrieve(request, corpus, settings.provider)
     write_line(canonical_bytes(result))
     return 0

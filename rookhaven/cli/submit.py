@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     pipeline = open_pipeline(settings)
-    job = pipeline.submit(request_from(args, settings), args.corpus, args.provider)
+    job = pipeline.submit(request_from(args, settings), args.corpus)
     if not args.wait:
         print(job.job_id)
         return 0

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..config import Settings
+from ..config import STRATIFY, Settings
 from ..core.canonical import canonical_bytes
 from ..store import Store
 from ..verification import Selection, VerificationRun, Verifier
@@ -26,13 +26,13 @@ def register(subparsers: Any) -> None:
     chosen.add_argument("--all", action="store_true", help="check every stored result")
     chosen.add_argument("--key", action="append", default=[], metavar="KEY",
                         help="check this result key (repeatable)")
-    chosen.add_argument("--sample", type=positive_int,
+    chosen.add_argument("--sample", type=positive_int, dest="verify_sample", metavar="N",
                         help="check a seeded sample of N results (default: "
                              "ROOKHAVEN_VERIFY_SAMPLE)")
     chosen.add_argument("--history", action="store_true", help="list recent runs and alarms")
     parser.add_argument("--seed", help="sample seed (default: derived from the time; recorded)")
     parser.add_argument("--corpus", help="only results over this corpus (name, digest, latest)")
-    parser.add_argument("--stratify", choices=("none", "corpus", "age"),
+    parser.add_argument("--stratify", choices=STRATIFY, dest="verify_stratify",
                         help="spread the sample by corpus or month stored "
                              "(default: ROOKHAVEN_VERIFY_STRATIFY)")
     parser.add_argument("--json", action="store_true", help="print the run record as JSON")
@@ -73,9 +73,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     selection = Selection(
         keys=args.key, all=args.all,
-        sample=None if (args.all or args.key) else (args.sample or settings.verify_sample),
+        sample=None if (args.all or args.key) else settings.verify_sample,
         seed=args.seed, corpus=args.corpus,
-        stratify=args.stratify or settings.verify_stratify,
+        stratify=settings.verify_stratify,
     )
     result = Verifier(store, settings).run(selection, progress=_progress)
     if args.json:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context, Resolve
-from pydantic import BeforeValidator, Field, ValidationError
+from pydantic import BeforeValidator, Field
 
 from ..config import Settings
 from ..errors import InvalidRequestError
@@ -63,20 +63,9 @@ InjectedState = Annotated[State, Resolve(state_of)]
 
 def build_request(settings: Settings, query: str, recall_budget: int | None, seed: str | None,
                   decompose: bool) -> RetrievalRequest:
-    """A request from tool arguments, defaults from settings, checked against the limits."""
+    """The request of a tool's arguments (``Settings.request``); a bad one is a tool error."""
     try:
-        request = RetrievalRequest(
-            query=query,
-            recall_budget=recall_budget or settings.default_recall,
-            seed=seed if seed is not None else settings.default_seed,
-            decompose=decompose,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "request"
-        raise tool_error(InvalidRequestError(f"invalid {where}: {first['msg']}")) from None
-    try:
-        return settings.check_request(request)
+        return settings.request(query, recall_budget, seed, decompose)
     except InvalidRequestError as exc:
         raise tool_error(exc) from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,29 @@ def test_requests_over_the_limits_are_refused_with_the_limit() -> None:
 def test_flags_override_the_environment() -> None:
     s = Settings.from_mapping({"ROOKHAVEN_DEFAULT_SEED": "env"})
     assert s.with_overrides(default_seed="flag", max_recall=None).default_seed == "flag"
+
+
+def test_every_setting_has_exactly_one_spec_and_its_default_comes_from_settings() -> None:
+    fields = [f.name for f in dataclasses.fields(Settings)]
+    assert sorted(spec.field for spec in SPECS) == sorted(fields)
+    defaults = Settings()
+    assert all(spec.default == getattr(defaults, spec.field) for spec in SPECS)
+
+
+def test_flags_named_like_a_setting_win_over_the_environment_and_others_are_ignored() -> None:
+    s = Settings.from_mapping({"ROOKHAVEN_VERIFY_SAMPLE": "50", "ROOKHAVEN_PROVIDER": "bm25"})
+    flagged = s.with_flags({"verify_sample": 7, "provider": None, "query": "crane"})
+    assert (flagged.verify_sample, flagged.provider) == (7, "bm25")
+
+
+def test_requests_take_their_defaults_from_settings_and_bad_ones_name_the_field() -> None:
+    s = Settings.from_mapping({"ROOKHAVEN_DEFAULT_RECALL": "4", "ROOKHAVEN_DEFAULT_SEED": "z"})
+    request = s.request("crane")
+    assert (request.recall_budget, request.seed, request.decompose) == (4, "z", True)
+    assert s.request("crane", 2, "a", False).model_dump(by_alias=True) == {
+        "query": "crane", "recallBudget": 2, "seed": "a", "decompose": False}
+    with pytest.raises(InvalidRequestError, match="recall_budget: Input should be") as caught:
+        s.request("crane", 0)
+    assert "pydantic" not in str(caught.value)
+    with pytest.raises(InvalidRequestError, match="ROOKHAVEN_MAX_RECALL"):
+        s.request("crane", 1001)

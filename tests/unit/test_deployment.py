@@ -175,9 +175,10 @@ def test_compose_refuses_to_start_without_an_mcp_token() -> None:
 def test_servers_listen_in_their_container_but_publish_on_the_hosts_loopback(
         service: str) -> None:
     found = compose()["services"][service]
-    args = build_parser().parse_args(command_words(found["command"])[1:])
-    assert args.host == "0.0.0.0"  # inside the container, or other containers cannot reach it
-    assert [str(p) for p in found["ports"]] == [f"127.0.0.1:{args.port}:{args.port}"]
+    flags = vars(build_parser().parse_args(command_words(found["command"])[1:]))
+    host, port = flags[f"{service}_host"], flags[f"{service}_port"]
+    assert host == "0.0.0.0"  # inside the container, or other containers cannot reach it
+    assert [str(p) for p in found["ports"]] == [f"127.0.0.1:{port}:{port}"]
 
 
 def test_the_mcp_server_speaks_http() -> None:

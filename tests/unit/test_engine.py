@@ -136,5 +136,5 @@ def test_bad_corpora_and_providers_are_refused_with_what_to_do() -> None:
         retrieve(request, [SEED_CORPUS[0], SEED_CORPUS[0]])
     with pytest.raises(UnknownProviderError, match="tfcosine"):
         retrieve(request, SEED_CORPUS, "nope")
-    with pytest.raises(ConfigError, match="no parameter\(s\) k1; it accepts stopwords, stemmer$"):
+    with pytest.raises(ConfigError, match=r"no parameter\(s\) k1; it accepts stopwords, stemmer$"):
         retrieve(request, SEED_CORPUS, "tfcosine", k1=1.2)
