@@ -29,10 +29,11 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
+from bench.noop_app import TASK_NOOP  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
-from rookhaven.pipeline import TASK_NOOP, Pipeline, open_pipeline  # noqa: E402
+from rookhaven.pipeline import Pipeline, open_pipeline  # noqa: E402
 from tests.integration.workerfarm import FAST, WorkerFarm, documents, requests  # noqa: E402
 
 
@@ -120,7 +121,7 @@ def main() -> None:
         print(f"inline: index {built - started:.2f} s, {rows['inline']:.0f} requests/s",
               flush=True)
 
-        worker = workers.start("bench", args.concurrency)
+        worker = workers.start("bench", args.concurrency, app="bench.noop_app")
         warm = make(4 * args.concurrency, tag="warm-")
         through_queue(pipe, digest, warm, "warm-up")  # each pool process builds its index once
         rows["bulk"] = args.jobs / through_queue(pipe, digest, reqs, "bulk")
@@ -142,7 +143,7 @@ def main() -> None:
         app = pipe.dispatcher.app  # type: ignore[attr-defined]
         with app.producer_or_acquire() as producer:
             for _ in range(args.noop):
-                app.send_task(TASK_NOOP, args=["noop"], producer=producer)
+                app.send_task(TASK_NOOP, args=[counter], producer=producer)
         until(lambda: int(pipe.store.client.get(counter) or 0) >= args.noop, 600, "no-ops",
               interval=0.05)
         rows["noop"] = args.noop / (time.perf_counter() - started)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, generate_latest, start_http_server
@@ -18,7 +19,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from .errors import RookhavenError
-from .store import Store
+
+if TYPE_CHECKING:  # an MCP server counting its calls over a file needs no Redis client
+    from .store import Store
 
 # This process's MCP tool calls; the one registry a process exports alongside the store's.
 PROCESS = CollectorRegistry(auto_describe=True)

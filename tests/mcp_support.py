@@ -23,8 +23,9 @@ from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import NotFoundError, StoreUnavailableError
 from rookhaven.models import Audit, RetrievalRequest, RetrievalResult
-from rookhaven.server.backend import InlineBackend, Retrieval
+from rookhaven.server.inline import InlineBackend
 from rookhaven.server.outputs import CorporaOutput, JobOutput, VerifyOutput
+from rookhaven.server.ports import Retrieval
 
 DOCUMENTS = [
     {"id": "d1", "text": "crane maintenance schedule for berth 7"},

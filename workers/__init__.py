@@ -6,6 +6,12 @@
 This package imports ``rookhaven``; ``rookhaven`` never imports it.
 """
 
-from .application import app
+import os
 
-__all__ = ["app"]
+from rookhaven.config import Settings
+
+from .application import create_app
+
+app = create_app(Settings.from_mapping(os.environ))
+
+__all__ = ["app", "create_app"]

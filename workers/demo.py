@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import redis
 from celery.contrib.testing.worker import start_worker
 from fakeredis import TcpFakeServer
 
@@ -27,7 +28,7 @@ from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.sampledata import sample_corpus, sample_requests
 from rookhaven.verification import Selection, Verifier
 
-from . import application
+from .application import create_app
 
 
 def register(subparsers: Any) -> None:
@@ -106,11 +107,14 @@ def _verify(pipe: Pipeline, settings: Settings) -> bool:
     redis_key = pipe.store.keys.result(key)
     stored = pipe.store.results.get(key)
     at = stored.index(b'"rank":1')
-    pipe.store.client.set(redis_key, stored[:at] + b'"rank":9' + stored[at + 8:])
+    # A tamperer's own connection: Rookhaven's store never writes a key twice.
+    tamperer = redis.Redis.from_url(settings.redis_url or "")
+    tamperer.set(redis_key, stored[:at] + b'"rank":9' + stored[at + 8:])
     print("\nnow one byte of one stored result is changed, as a tamperer would:")
     caught = verifier.run(Selection(keys=[key]))
     print(verification_summary(caught))
-    pipe.store.client.set(redis_key, stored)
+    tamperer.set(redis_key, stored)
+    tamperer.close()
     return clean.clean and not caught.clean
 
 
@@ -121,8 +125,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Rookhaven demo: embedded Redis-compatible server (fakeredis) at {url}.\n"
               "It keeps everything in memory: NOT durable; it is all gone when this command "
               "ends.\nA Celery worker runs in this process (solo pool) and consumes from it.")
-        application.configure(demo)
-        with start_worker(application.app, pool="solo", perform_ping_check=False,
+        with start_worker(create_app(demo), pool="solo", perform_ping_check=False,
                           loglevel="ERROR", shutdown_timeout=10):
             pipe = open_pipeline(demo)
             _section("corpus")

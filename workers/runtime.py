@@ -1,6 +1,6 @@
-"""Per-process state of a worker: its instance name, store, executor and pipeline.
+"""Per-process state of a worker: its instance name, settings, store, executor and pipeline.
 
-Built lazily in the process that uses them, so a forked pool child never shares the
+Opened lazily in the process that uses them, so a forked pool child never shares the
 parent's Redis sockets. ``INSTANCE`` is fixed at import in the worker's main process and
 inherited by its pool children, so the jobs a child runs carry the name the main
 process's heartbeat keeps alive.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from typing import Any
 
 from rookhaven.config import Settings
 from rookhaven.pipeline import Executor, Pipeline, open_pipeline
@@ -19,30 +18,36 @@ from rookhaven.store import Store
 
 INSTANCE = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
-_state: dict[str, Any] = {}
 
+class WorkerRuntime:
+    """What one worker app's tasks and hooks share in a process."""
 
-def reset() -> None:
-    """Forget every connection (called in each new pool child)."""
-    _state.clear()
+    def __init__(self, settings: Settings, fatal: tuple[type[BaseException], ...] = ()) -> None:
+        self.settings = settings
+        self.instance = INSTANCE
+        self._fatal = fatal
+        self._store: Store | None = None
+        self._executor: Executor | None = None
+        self._pipeline: Pipeline | None = None
 
+    def reset(self) -> None:
+        """Forget every connection (called in each new pool child)."""
+        self._store = self._executor = self._pipeline = None
 
-def store(settings: Settings) -> Store:
-    if "store" not in _state:
-        _state["store"] = Store.from_settings(settings)
-    found: Store = _state["store"]
-    return found
+    def store(self) -> Store:
+        """This process's store."""
+        if self._store is None:
+            self._store = Store.from_settings(self.settings)
+        return self._store
 
+    def executor(self) -> Executor:
+        """This process's executor, with its index cache."""
+        if self._executor is None:
+            self._executor = Executor(self.store(), self.settings, self._fatal)
+        return self._executor
 
-def executor(settings: Settings, fatal: tuple[type[BaseException], ...]) -> Executor:
-    if "executor" not in _state:
-        _state["executor"] = Executor(store(settings), settings, fatal)
-    found: Executor = _state["executor"]
-    return found
-
-
-def pipeline(settings: Settings) -> Pipeline:
-    if "pipeline" not in _state:
-        _state["pipeline"] = open_pipeline(settings)
-    found: Pipeline = _state["pipeline"]
-    return found
+    def pipeline(self) -> Pipeline:
+        """This process's pipeline (for the sweeper)."""
+        if self._pipeline is None:
+            self._pipeline = open_pipeline(self.settings)
+        return self._pipeline

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery.exceptions import SoftTimeLimitExceeded
+from celery import Celery
 
 from rookhaven.errors import InputError
-from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_NOOP, TASK_SWEEP, TASK_VERIFY
+from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_SWEEP, TASK_VERIFY
 from rookhaven.verification import Selection, Verifier
 
-from . import application, runtime
-from .application import app
-
-FATAL = (SoftTimeLimitExceeded,)
+from .runtime import WorkerRuntime
 
 
 def _job_ids(value: Any) -> list[str]:
@@ -26,41 +23,32 @@ def _job_ids(value: Any) -> list[str]:
     return value
 
 
-@app.task(name=TASK_JOB)
-def run_job(job_id: str) -> list[str]:
-    """Run one job by id."""
-    executor = runtime.executor(application.settings, FATAL)
-    return executor.run(_job_ids([job_id]), runtime.INSTANCE)
+def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
+    """Add Rookhaven's tasks to ``app``, each running against ``runtime``."""
 
+    @app.task(name=TASK_JOB)
+    def run_job(job_id: str) -> list[str]:
+        """Run one job by id."""
+        return runtime.executor().run(_job_ids([job_id]), runtime.instance)
 
-@app.task(name=TASK_BATCH)
-def run_batch(job_ids: list[str]) -> list[str]:
-    """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
-    executor = runtime.executor(application.settings, FATAL)
-    return executor.run(_job_ids(job_ids), runtime.INSTANCE)
+    @app.task(name=TASK_BATCH)
+    def run_batch(job_ids: list[str]) -> list[str]:
+        """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
+        return runtime.executor().run(_job_ids(job_ids), runtime.instance)
 
+    @app.task(name=TASK_SWEEP)
+    def sweep() -> dict[str, Any]:
+        """Enqueue again the jobs that have no result (the beat schedule runs this)."""
+        report = runtime.pipeline().sweep()
+        return {"requeued": len(report.requeued), "done": len(report.done),
+                "failed": len(report.failed), "skipped": report.skipped}
 
-@app.task(name=TASK_NOOP)
-def noop(tag: str) -> None:
-    """Count one call under ``<prefix>:bench:<tag>``: the queue's own floor for bench/."""
-    store = runtime.store(application.settings)
-    store.client.incr(f"{store.keys.prefix}:bench:{tag}")
-
-
-@app.task(name=TASK_SWEEP)
-def sweep() -> dict[str, Any]:
-    """Enqueue again the jobs that have no result (the beat schedule runs this)."""
-    report = runtime.pipeline(application.settings).sweep()
-    return {"requeued": len(report.requeued), "done": len(report.done),
-            "failed": len(report.failed), "skipped": report.skipped}
-
-
-@app.task(name=TASK_VERIFY)
-def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
-    """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
-    settings = application.settings.with_overrides(verify_sample=sample)
-    selection = Selection(sample=settings.verify_sample, seed=seed,
-                          stratify=settings.verify_stratify)
-    run = Verifier(runtime.store(settings), settings).run(selection)
-    return {"run_id": run.run_id, "checked": run.checked, "matched": run.matched,
-            "alarms": run.alarms, "drift": run.drift}
+    @app.task(name=TASK_VERIFY)
+    def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
+        """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
+        settings = runtime.settings.with_overrides(verify_sample=sample)
+        selection = Selection(sample=settings.verify_sample, seed=seed,
+                              stratify=settings.verify_stratify)
+        run = Verifier(runtime.store(), settings).run(selection)
+        return {"run_id": run.run_id, "checked": run.checked, "matched": run.matched,
+                "alarms": run.alarms, "drift": run.drift}

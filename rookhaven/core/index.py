@@ -26,7 +26,6 @@ import numpy.typing as npt
 
 from ..errors import ConfigError
 from .analyzer import Analyzer
-from .canonical import canonical_bytes, sha256_digest
 from .corpus import Corpus
 
 WEIGHT_BITS = 4
@@ -71,8 +70,6 @@ class InvertedIndex:
     docs: npt.NDArray[np.int32]
     tfs: npt.NDArray[Any]  # uint16 when every count fits, else int32
     lengths: npt.NDArray[np.int64]
-    corpus_digest_source: Corpus
-    params: dict[str, Any]
 
     @property
     def n_docs(self) -> int:
@@ -86,21 +83,11 @@ class InvertedIndex:
         """Document frequency of every term, in vocabulary order."""
         return np.diff(self.offsets)
 
-    def postings(self, term_id: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
-        lo, hi = int(self.offsets[term_id]), int(self.offsets[term_id + 1])
-        return self.docs[lo:hi], self.tfs[lo:hi]
-
     def prefix_range(self, prefix: str) -> tuple[int, int]:
         """Term ids ``[lo, hi)`` of every vocabulary term starting with ``prefix``."""
         lo = bisect_left(self.vocabulary, prefix)
         hi = bisect_left(self.vocabulary, prefix + "\U0010ffff", lo)
         return lo, hi
-
-    @cached_property
-    def digest(self) -> str:
-        """What this index was built from: the corpus digest and every indexing parameter."""
-        return sha256_digest(canonical_bytes({
-            "corpus": self.corpus_digest_source.digest, "params": self.params}))
 
 
 class _Builder:
@@ -224,7 +211,7 @@ class _Builder:
             out[pos] = values.astype(np.int32) + base if ordinals else values
             start += values.nbytes
 
-    def finish(self, corpus: Corpus, params: dict[str, Any]) -> InvertedIndex:
+    def finish(self) -> InvertedIndex:
         order = sorted(range(len(self.terms)), key=self.terms.__getitem__)
         rank = np.empty(len(order), dtype=np.int64)
         rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
@@ -245,7 +232,7 @@ class _Builder:
         lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
         vocabulary = tuple(self.terms[i] for i in order)
         return InvertedIndex(vocabulary=vocabulary, offsets=offsets, docs=docs, tfs=tfs,
-                             lengths=lengths, corpus_digest_source=corpus, params=params)
+                             lengths=lengths)
 
 
 def build_index(corpus: Corpus, analyzer: Analyzer,
@@ -256,6 +243,4 @@ def build_index(corpus: Corpus, analyzer: Analyzer,
     builder = _Builder(analyzer, weights)
     for start in range(0, len(corpus), CHUNK_DOCS):
         builder.add_chunk(corpus.records(start, start + CHUNK_DOCS))
-    params = {"analyzer": analyzer.config(), "field_weights": weights,
-              "weight_unit": f"1/{WEIGHT_ONE}"}
-    return builder.finish(corpus, params)
+    return builder.finish()

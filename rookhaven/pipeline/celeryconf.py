@@ -1,6 +1,6 @@
 """Celery configuration for producers and workers alike, built from Settings.
 
-Why each setting (see /work/shared/NOTES.md and docs/adr/0005-job-ledger.md):
+Why each setting (see docs/adr/0005-job-ledger.md):
 - JSON only: a pickle body could run code in the worker; anything else is refused.
 - late ack + reject on worker lost + prefetch 1: a message leaves the broker only once its
   task has finished, and a worker holds at most one it has not started.
@@ -28,7 +28,6 @@ TASK_JOB = "rookhaven.job"
 TASK_BATCH = "rookhaven.batch"
 TASK_SWEEP = "rookhaven.sweep"
 TASK_VERIFY = "rookhaven.verify"
-TASK_NOOP = "rookhaven.noop"  # does nothing but count: the queue's floor (bench/pipeline.py)
 QUEUE = "rookhaven"
 # Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
 # consume both and kombu alternates between non-empty queues, so a dead worker's jobs and

@@ -26,6 +26,10 @@ class Dispatcher(Protocol):
         message."""
         ...
 
+    def close(self) -> None:
+        """Release the broker connections, if any."""
+        ...
+
 
 def batch_id(job_ids: Sequence[str]) -> str:
     """The task id of a batch: ``batch:`` and the sha256 of its keys in order."""

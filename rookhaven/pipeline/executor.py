@@ -25,10 +25,11 @@ class Executor:
     """Executes jobs by id against the store, with a per-process index cache."""
 
     def __init__(self, store: Store, settings: Settings,
-                 fatal: tuple[type[BaseException], ...] = ()) -> None:
+                 fatal: tuple[type[BaseException], ...] = (),
+                 cache: RetrieverCache | None = None) -> None:
         self.store = store
         self.settings = settings
-        self.cache = RetrieverCache(store.corpora.load, settings.index_cache_size)
+        self.cache = cache or RetrieverCache(store.corpora.load, settings.index_cache_size)
         # Exceptions that must end the task at once (the soft time limit), after recording.
         self._fatal = fatal
 

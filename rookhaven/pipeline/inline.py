@@ -27,6 +27,9 @@ class InlineDispatcher:
         for at in range(0, len(job_ids), batch_size):
             self.executor.run(list(job_ids[at: at + batch_size]), self.worker)
 
+    def close(self) -> None:
+        """Nothing to release: jobs ran in this process."""
+
 
 def inline_pipeline(store: Store, settings: Settings) -> Pipeline:
     """A Pipeline over ``store`` whose jobs run in this process as they are submitted."""

@@ -4,6 +4,8 @@ Named ``server`` rather than ``mcp`` so it never shadows the SDK package.
 """
 
 from .app import build_server
-from .backend import Backend, InlineBackend, open_backend
+from .backend import open_backend
+from .inline import InlineBackend
+from .ports import Backend
 
 __all__ = ["Backend", "InlineBackend", "build_server", "open_backend"]

@@ -13,7 +13,8 @@ from mcp.server.mcpserver import MCPServer
 
 from .. import __version__
 from ..config import Settings
-from .backend import Backend, open_backend
+from .backend import open_backend
+from .ports import Backend
 from .tools import TOOLS, State
 
 INSTRUCTIONS = (

@@ -7,8 +7,7 @@
   so they travel the same way with a prefix saying what kind of failure it was.
 - JSON-RPC error channel (protocol misuse): malformed JSON, an unknown method, params that
   are not an object, an unknown tool. The SDK answers those before a tool runs, so no
-  Rookhaven error is ever turned into one here; ``protocol_error`` exists for a tool that
-  must reject the *shape* of a call rather than its values.
+  Rookhaven error is ever turned into one here.
 - Anything else is a bug: it propagates, the SDK logs its traceback on stderr and the caller
   sees only "Error executing tool <name>", never the internals.
 """
@@ -21,8 +20,6 @@ from typing import TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 
 from ..errors import InputError, IntegrityError, RookhavenError, StoreUnavailableError
 from ..metrics import MCP_CALLS
@@ -39,11 +36,6 @@ def tool_error(exc: RookhavenError) -> ToolError:
     if isinstance(exc, IntegrityError):
         return ToolError(f"integrity violation, reported to the operators: {exc}")
     return ToolError(f"failed: {exc}")
-
-
-def protocol_error(message: str) -> MCPError:
-    """A JSON-RPC invalid-params error, for a call whose shape (not values) is wrong."""
-    return MCPError(INVALID_PARAMS, message)
 
 
 async def off_loop(fn: Callable[..., T], *args: object) -> T:

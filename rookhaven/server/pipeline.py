@@ -14,12 +14,12 @@ import threading
 from ..config import Settings
 from ..errors import JobFailedError, NotFoundError, RookhavenError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from ..pipeline import Pipeline, open_pipeline
-from ..store.connection import translated
+from ..pipeline import Pipeline, RetrieverCache, open_pipeline
 from ..store.records import JobRecord
 from ..verification import Replayer
-from .backend import InlineBackend, Retrieval
+from .inline import InlineBackend
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
+from .ports import Retrieval
 
 
 def job_output(record: JobRecord) -> JobOutput:
@@ -39,10 +39,10 @@ class PipelineBackend:
         self.settings = settings
         # How long retrieve waits for a worker before giving the job id back as an error (s).
         self.wait = settings.task_time_limit if wait is None else wait
-        # One index cache (the replayer's executor's) for replays and inline ranking; the
-        # lock keeps two threads from building the same index at once.
-        self._replayer = Replayer(self.store, settings)
-        self._indexes = self._replayer.executor.cache
+        # One index cache for replays and inline ranking; the lock keeps two threads from
+        # building the same index at once.
+        self._indexes = RetrieverCache(self.store.corpora.load, settings.index_cache_size)
+        self._replayer = Replayer(self.store, settings, self._indexes)
         self._lock = threading.Lock()
         self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "
                                    "ROOKHAVEN_CORPUS_PATH file in this server")
@@ -54,10 +54,7 @@ class PipelineBackend:
 
     def workers_alive(self) -> bool:
         """Whether any worker's heartbeat key is present."""
-        pattern = self.store.keys.worker("*")
-        with translated(self.store.client, "looking for live workers"):
-            return next(iter(self.store.client.scan_iter(match=pattern, count=100)), None) \
-                is not None
+        return self.store.heartbeats.any_alive()
 
     def _from_file(self, corpus: str | None) -> bool:
         return self.settings.corpus_path is not None and corpus in (None, self._file.name)
@@ -133,7 +130,5 @@ class PipelineBackend:
 
     def close(self) -> None:
         self._file.close()
-        close = getattr(self.pipeline.dispatcher, "close", None)
-        if close is not None:
-            close()
+        self.pipeline.dispatcher.close()
         self.store.close()

@@ -16,7 +16,6 @@ from pydantic import BeforeValidator, Field
 from ..config import Settings
 from ..errors import InvalidRequestError
 from ..models import RetrievalRequest
-from .backend import Backend
 from .errors import off_loop, tool_error
 from .outputs import (
     AuditOutput,
@@ -27,6 +26,7 @@ from .outputs import (
     RunInfo,
     VerifyOutput,
 )
+from .ports import Backend
 
 
 @dataclass(frozen=True)

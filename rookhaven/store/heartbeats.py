@@ -27,6 +27,12 @@ class Heartbeats:
         with translated(self._ctx.client, "clearing a worker heartbeat"):
             self._ctx.client.delete(self._ctx.keys.worker(instance))
 
+    def any_alive(self) -> bool:
+        """Whether any worker's heartbeat has not expired."""
+        with translated(self._ctx.client, "looking for live workers"):
+            found = self._ctx.client.scan_iter(match=self._ctx.keys.worker("*"), count=100)
+            return next(iter(found), None) is not None
+
     def alive(self, instances: set[str]) -> set[str]:
         """The members of ``instances`` whose heartbeat has not expired."""
         names = sorted(instances)

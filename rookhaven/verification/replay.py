@@ -16,7 +16,7 @@ from ..core.canonical import canonical_bytes
 from ..core.jsondiff import hits_first
 from ..errors import NotFoundError
 from ..models import RetrievalRequest
-from ..pipeline import Executor
+from ..pipeline import Executor, RetrieverCache
 from ..store import JobSpec, Store
 from .models import Verdict
 
@@ -43,9 +43,10 @@ def where_bytes_differ(stored: bytes, replayed: bytes) -> str:
 class Replayer:
     """Replays stored results by key against one store."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings,
+                 cache: RetrieverCache | None = None) -> None:
         self.store = store
-        self.executor = Executor(store, settings)
+        self.executor = Executor(store, settings, cache=cache)
 
     def recipe(self, key: str, audit: dict[str, Any]) -> JobSpec | None:
         """How ``key`` was made: its job record, else what the audit alone can tell."""

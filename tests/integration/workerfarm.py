@@ -84,10 +84,10 @@ class WorkerFarm:
             return set()
 
     def start(self, name: str, concurrency: int = 2, beat: bool = False,
-              timeout: float = 60) -> subprocess.Popen[bytes]:
-        """Start a worker and wait until its heartbeat shows it consuming."""
+              timeout: float = 60, app: str = "workers") -> subprocess.Popen[bytes]:
+        """Start a worker of ``app`` and wait until its heartbeat shows it consuming."""
         before = self.instances()
-        command = [sys.executable, "-m", "celery", "-A", "workers", "worker",
+        command = [sys.executable, "-m", "celery", "-A", app, "worker",
                    "-n", f"{name}@%h", "-c", str(concurrency), "-O", "fair", "-l", "warning",
                    "--without-gossip", "--without-mingle", "--without-heartbeat"]
         env = dict(self.env)

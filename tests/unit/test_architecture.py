@@ -57,3 +57,110 @@ def test_the_core_reads_no_environment_and_no_clock() -> None:
 def test_the_package_never_imports_the_workers() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         assert not any(n == "workers" or n.startswith("workers.") for n in _imports(path)), path
+
+
+# Outside rookhaven/store nothing holds a Redis client: the demo embeds a Redis-compatible
+# server and stages a tamperer who writes to it directly, which is its point.
+REDIS_ALLOWED = {ROOT / "workers" / "demo.py"}
+REDIS_MODULES = ("redis", "fakeredis")
+
+
+def _sources() -> list[Path]:
+    return sorted([*PACKAGE.rglob("*.py"), *(ROOT / "workers").rglob("*.py")])
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_only_the_store_touches_a_redis_client() -> None:
+    offending = []
+    for path in _sources():
+        if path.is_relative_to(PACKAGE / "store") or path in REDIS_ALLOWED:
+            continue
+        where = path.relative_to(ROOT)
+        offending += [f"{where} imports {n}" for n in _imports(path)
+                      if n.split(".")[0] in REDIS_MODULES]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        offending += [f"{where}:{node.lineno} reaches for a .client"
+                      for node in ast.walk(tree)
+                      if isinstance(node, ast.Attribute) and node.attr == "client"]
+    assert not offending, "\n".join(offending) + "\n(add what you need to rookhaven/store)"
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at any depth of the file (lazy ones too).
+
+    A module's own ancestor packages are not edges: Python has imported them before it.
+    """
+    paths = {_module_name(p): p for p in _sources()}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        targets: list[str] = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                for base in _imports_of(node, name, path):
+                    # ``from . import tasks`` may name a module, not a package attribute.
+                    targets += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        edges: set[str] = set()
+        for target in targets:
+            while target and target not in paths:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def _imports_of(node: ast.ImportFrom, module: str, path: Path) -> Iterator[str]:
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        yield ".".join([*base, node.module] if node.module else base)
+    elif node.module:
+        yield node.module
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    cycles = _cycles(_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

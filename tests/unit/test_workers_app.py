@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from rookhaven.config import Settings
 from tests.conftest import ROOT
 from tests.unit.test_architecture import _imports
 
@@ -9,14 +12,23 @@ from tests.unit.test_architecture import _imports
 def test_the_worker_app_registers_the_tasks_json_only_with_the_sweeper_on_a_schedule() -> None:
     from rookhaven.pipeline import QUEUE, QUEUE_RECOVERY, TASK_BATCH, TASK_JOB, TASK_SWEEP
     from workers import app
-    from workers.application import settings
 
     assert {TASK_JOB, TASK_BATCH, TASK_SWEEP} <= set(app.tasks)
     assert app.conf.accept_content == ["json"] and app.conf.task_acks_late
     assert {q.name for q in app.conf.task_queues} == {QUEUE, QUEUE_RECOVERY}
     assert app.conf.task_routes[TASK_SWEEP] == {"queue": QUEUE_RECOVERY}
     entry = app.conf.beat_schedule["rookhaven-sweep"]
-    assert entry["task"] == TASK_SWEEP and entry["schedule"] == settings.sweep_interval
+    assert entry["task"] == TASK_SWEEP
+    assert entry["schedule"] == Settings.from_mapping(os.environ).sweep_interval
+
+
+def test_an_app_made_by_the_factory_follows_its_own_settings() -> None:
+    from workers import create_app
+
+    app = create_app(Settings(redis_url="redis://127.0.0.1:6390/4", sweep_interval=3.5,
+                              key_prefix="elsewhere"))
+    assert app.conf.broker_url == "redis://127.0.0.1:6390/4"
+    assert app.conf.beat_schedule["rookhaven-sweep"]["schedule"] == 3.5
 
 
 def test_the_store_knows_nothing_of_celery_or_of_the_layers_above_it() -> None:

@@ -1,0 +1,100 @@
+"""The backend with no services: ranks ROOKHAVEN_CORPUS_PATH in this process.
+
+It behaves like the reference server. The job tools need a store, so here they say how to
+get one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from ..config import Settings
+from ..core.engine import Retriever
+from ..core.identity import result_key
+from ..corpusfile import load_corpus
+from ..errors import ConfigError, NotFoundError
+from ..models import Audit, RetrievalRequest, RetrievalResult
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
+from .ports import Retrieval, needs_pipeline
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+class InlineBackend:
+    """Ranks the file at ROOKHAVEN_CORPUS_PATH in-process; re-indexes it when the file changes."""
+
+    def __init__(self, settings: Settings, reason: str = "ROOKHAVEN_REDIS_URL is not set") -> None:
+        self._settings = settings
+        self._reason = reason
+        self._lock = threading.Lock()
+        self._loaded: tuple[tuple[int, int] | None, Retriever] | None = None
+
+    @property
+    def _path(self) -> Path:
+        if self._settings.corpus_path is None:
+            raise ConfigError("no corpus configured: set ROOKHAVEN_CORPUS_PATH to a corpus file "
+                              "(JSON array or JSON Lines)")
+        return self._settings.corpus_path
+
+    @property
+    def name(self) -> str:
+        """The default corpus's name: its file name without the extension."""
+        return self._path.stem
+
+    def retriever(self) -> Retriever:
+        """The corpus indexed for the configured provider, loaded once per file version."""
+        path = self._path
+        with self._lock:
+            stamp = _stamp(path)
+            if self._loaded is None or stamp is None or self._loaded[0] != stamp:
+                corpus = load_corpus(path, max_docs=self._settings.max_corpus_docs)
+                self._loaded = (stamp, Retriever(corpus, self._settings.provider))
+            return self._loaded[1]
+
+    def _resolve(self, corpus: str | None) -> Retriever:
+        retriever = self.retriever()
+        if corpus is None or corpus in (self.name, retriever.corpus.digest):
+            return retriever
+        raise NotFoundError(f"unknown corpus {corpus!r}; this server has only {self.name!r} "
+                            f"({retriever.corpus.digest}); see list_corpora")
+
+    def retrieve(self, request: RetrievalRequest, corpus: str | None) -> Retrieval:
+        retriever = self._resolve(corpus)
+        return Retrieval(
+            result=retriever.retrieve(request),
+            result_key=result_key(request, retriever.corpus.digest, retriever.identity),
+            mode="inline", reason=self._reason, corpus=self.name,
+        )
+
+    def corpora(self) -> CorporaOutput:
+        retriever = self.retriever()
+        return CorporaOutput(pipeline=False, corpora=[CorpusInfo(
+            name=self.name, digest=retriever.corpus.digest, documents=len(retriever.corpus),
+            default=True, source=str(self._path),
+        )])
+
+    def submit(self, request: RetrievalRequest, corpus: str | None) -> JobOutput:
+        raise needs_pipeline("submit_retrieval")
+
+    def job(self, job_id: str) -> JobOutput:
+        raise needs_pipeline("get_job")
+
+    def result(self, key: str) -> RetrievalResult:
+        raise needs_pipeline("get_result")
+
+    def audit(self, key: str) -> Audit:
+        raise needs_pipeline("get_audit")
+
+    def verify(self, key: str) -> VerifyOutput:
+        raise needs_pipeline("verify_result")
+
+    def close(self) -> None:
+        self._loaded = None
