@@ -1,4 +1,16 @@
-"""Shared fixtures: a real Redis for integration tests, isolated key prefixes, hypothesis profiles.
+"""Shared fixtures: a real Redis for integration tests, isolated key prefixes, hypothesis
+profiles, and the tiers.
+
+Tiers are directories, marked here so no file has to remember a mark:
+
+- ``tests/unit`` (``unit``): no services, no processes, no servers. Property tests
+  (hypothesis) live here too and carry hypothesis's own ``hypothesis`` mark.
+- ``tests/golden`` (``golden``): pinned result bytes, in process.
+- ``tests/integration`` (``integration``): a real Redis, real ``celery worker`` processes,
+  MCP servers over stdio and HTTP, the CLI in a subprocess.
+- ``tests/crosspython`` (``crosspython`` and ``integration``): builds a virtual environment
+  of another CPython with pip and runs the engine in it. Run by default (so CI runs it);
+  ``-m "not integration"`` leaves it out with the rest of the integration tier.
 
 Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, a server answering on
 127.0.0.1:6379, else a throwaway ``redis-server`` started here on a free port.
@@ -24,6 +36,20 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+TESTS = Path(__file__).resolve().parent
+# Directory -> the marks every test under it carries.
+TIERS = {"unit": ("unit",), "golden": ("golden",), "integration": ("integration",),
+         "crosspython": ("crosspython", "integration")}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with the tier of the directory it lives in (see TIERS)."""
+    for item in items:
+        path = item.path.resolve()
+        parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
+        for name in TIERS.get(parts[0], ()) if len(parts) > 1 else ():
+            item.add_marker(name)
 
 
 def free_port() -> int:

@@ -17,8 +17,6 @@ from rookhaven.pipeline import Executor, Pipeline
 from rookhaven.store import Store
 from tests.unit.test_pipeline import Recorder
 
-pytestmark = pytest.mark.integration
-
 DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3} reefer delay")
         for i in range(60)]
 
