@@ -3,8 +3,10 @@ profiles, and the tiers.
 
 Tiers are directories, marked here so no file has to remember a mark:
 
-- ``tests/unit`` (``unit``): no services, no processes, no servers. Property tests
-  (hypothesis) live here too and carry hypothesis's own ``hypothesis`` mark.
+- ``tests/unit`` (``unit``): no services, no processes, no servers. Enforced: in a test not
+  marked ``integration``, starting a process or listening on a socket fails the test, and
+  asking for the real Redis is an error. Property tests (hypothesis) live here too and
+  carry hypothesis's own ``hypothesis`` mark.
 - ``tests/golden`` (``golden``): pinned result bytes, in process.
 - ``tests/integration`` (``integration``): a real Redis, real ``celery worker`` processes,
   MCP servers over stdio and HTTP, the CLI in a subprocess.
@@ -18,14 +20,16 @@ Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, a server answering on
 
 from __future__ import annotations
 
+import _posixsubprocess
 import os
 import shutil
 import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -40,6 +44,9 @@ TESTS = Path(__file__).resolve().parent
 # Directory -> the marks every test under it carries.
 TIERS = {"unit": ("unit",), "golden": ("golden",), "integration": ("integration",),
          "crosspython": ("crosspython", "integration")}
+NEEDS_SERVICES = "unit tests start no process and no server; move this test to tests/integration"
+# Fixtures that reach a real Redis (or start one): only the integration tier may use them.
+REAL_REDIS_FIXTURES = ("redis_url", "key_prefix")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
@@ -50,6 +57,42 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
         for name in TIERS.get(parts[0], ()) if len(parts) > 1 else ():
             item.add_marker(name)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Refuse a real Redis to tests outside the integration tier, before it is set up."""
+    if item.get_closest_marker("integration") is None:
+        wanted = [f for f in REAL_REDIS_FIXTURES if f in getattr(item, "fixturenames", ())]
+        if wanted:
+            pytest.fail(f"{NEEDS_SERVICES} (it asks for {', '.join(wanted)}: a real Redis)",
+                        pytrace=False)
+
+
+def _refuse(what: str) -> Callable[..., NoReturn]:
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
+        pytest.fail(f"{NEEDS_SERVICES} (it called {what})", pytrace=True)
+    return refuse
+
+
+def _refuse_popen(self: subprocess.Popen[bytes], *args: object, **kwargs: object) -> NoReturn:
+    self._child_created = False  # type: ignore[attr-defined]  # so Popen.__del__ stays quiet
+    pytest.fail(f"{NEEDS_SERVICES} (it called subprocess.Popen({args[0] if args else ''!r}))",
+                pytrace=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_processes_or_servers_outside_integration(request: pytest.FixtureRequest,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside the integration tier, starting a process or listening on a socket fails."""
+    if request.node.get_closest_marker("integration") is not None:
+        return
+    monkeypatch.setattr(subprocess.Popen, "__init__", _refuse_popen)
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen",
+                 "execv", "execve", "execvp", "execvpe", "spawnv", "spawnve"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, _refuse(f"os.{name}"))
+    monkeypatch.setattr(_posixsubprocess, "fork_exec", _refuse("_posixsubprocess.fork_exec"))
+    monkeypatch.setattr(socket.socket, "listen", _refuse("socket.listen"))
 
 
 def free_port() -> int:
