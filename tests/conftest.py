@@ -14,8 +14,11 @@ Tiers are directories, marked here so no file has to remember a mark:
   of another CPython with pip and runs the engine in it. Run by default (so CI runs it);
   ``-m "not integration"`` leaves it out with the rest of the integration tier.
 
-Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, a server answering on
-127.0.0.1:6379, else a throwaway ``redis-server`` started here on a free port.
+Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, database 15 of a server answering
+on 127.0.0.1:6379 (the suite's own database, so it never writes beside other data in db 0),
+else a throwaway ``redis-server`` started here on a free port. Like rq, the suite refuses a
+database that already holds keys: set ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY=1 to share one
+anyway (every test still writes only under its own key prefix and deletes it).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ TIERS = {"unit": ("unit",), "golden": ("golden",), "integration": ("integration"
 NEEDS_SERVICES = "unit tests start no process and no server; move this test to tests/integration"
 # Fixtures that reach a real Redis (or start one): only the integration tier may use them.
 REAL_REDIS_FIXTURES = ("redis_url", "key_prefix")
+# The database the suite owns on a Redis it finds on 127.0.0.1:6379 (db 0 is left to others).
+SUITE_DB = 15
+SUITE_REDIS = f"redis://127.0.0.1:6379/{SUITE_DB}"
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
@@ -136,20 +142,41 @@ def start_redis_server(directory: Path, port: int, *extra: str) -> subprocess.Po
     return proc
 
 
+def refuse_nonempty(url: str) -> None:
+    """Stop the session if the database at ``url`` holds keys, unless told to share it."""
+    import redis
+
+    from rookhaven.store.connection import redact
+
+    if os.environ.get("ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY") == "1":
+        return
+    client = redis.Redis.from_url(url, socket_connect_timeout=5)
+    try:
+        keys = int(client.dbsize())
+    except redis.RedisError as exc:
+        pytest.exit(f"the test Redis {redact(url)} does not answer: {exc}", returncode=4)
+    finally:
+        client.close()
+    if keys:
+        pytest.exit(f"the test Redis {redact(url)} holds {keys} key{'s' * (keys != 1)} and the "
+                    "tests want an empty database: point ROOKHAVEN_TEST_REDIS_URL at an empty "
+                    "one, or set ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY=1 to share it",
+                    returncode=4)
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a real Redis server for this test session."""
-    configured = os.environ.get("ROOKHAVEN_TEST_REDIS_URL")
-    if configured:
-        yield configured
-        return
-    if _answers("redis://127.0.0.1:6379/0"):
-        yield "redis://127.0.0.1:6379/0"
+    """URL of a real, empty Redis database for this test session (see the module docstring)."""
+    url = os.environ.get("ROOKHAVEN_TEST_REDIS_URL") or (
+        SUITE_REDIS if _answers(SUITE_REDIS) else None)
+    if url:
+        refuse_nonempty(url)
+        yield url
         return
     port = free_port()
     proc = start_redis_server(tmp_path_factory.mktemp("redis"), port)
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/{SUITE_DB}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
