@@ -1,19 +1,38 @@
-"""Shared fixtures: a real Redis for integration tests, isolated key prefixes, hypothesis profiles.
+"""Shared fixtures: a real Redis for integration tests, isolated key prefixes, hypothesis
+profiles, and the tiers.
 
-Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, a server answering on
-127.0.0.1:6379, else a throwaway ``redis-server`` started here on a free port.
+Tiers are directories, marked here so no file has to remember a mark:
+
+- ``tests/unit`` (``unit``): no services, no processes, no servers. Enforced: in a test not
+  marked ``integration``, starting a process or listening on a socket fails the test, and
+  asking for the real Redis is an error. Property tests (hypothesis) live here too and
+  carry hypothesis's own ``hypothesis`` mark.
+- ``tests/golden`` (``golden``): pinned result bytes, in process.
+- ``tests/integration`` (``integration``): a real Redis, real ``celery worker`` processes,
+  MCP servers over stdio and HTTP, the CLI in a subprocess.
+- ``tests/crosspython`` (``crosspython`` and ``integration``): builds a virtual environment
+  of another CPython with pip and runs the engine in it. Run by default (so CI runs it);
+  ``-m "not integration"`` leaves it out with the rest of the integration tier.
+
+Redis is found in this order: ROOKHAVEN_TEST_REDIS_URL, database 15 of a server answering
+on 127.0.0.1:6379 (the suite's own database, so it never writes beside other data in db 0),
+else a throwaway ``redis-server`` started here on a free port. Like rq, the suite refuses a
+database that already holds keys: set ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY=1 to share one
+anyway (every test still writes only under its own key prefix and deletes it).
 """
 
 from __future__ import annotations
 
+import _posixsubprocess
 import os
 import shutil
 import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -24,6 +43,62 @@ hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+TESTS = Path(__file__).resolve().parent
+# Directory -> the marks every test under it carries.
+TIERS = {"unit": ("unit",), "golden": ("golden",), "integration": ("integration",),
+         "crosspython": ("crosspython", "integration")}
+NEEDS_SERVICES = "unit tests start no process and no server; move this test to tests/integration"
+# Fixtures that reach a real Redis (or start one): only the integration tier may use them.
+REAL_REDIS_FIXTURES = ("redis_url", "key_prefix")
+# The database the suite owns on a Redis it finds on 127.0.0.1:6379 (db 0 is left to others).
+SUITE_DB = 15
+SUITE_REDIS = f"redis://127.0.0.1:6379/{SUITE_DB}"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with the tier of the directory it lives in (see TIERS)."""
+    for item in items:
+        path = item.path.resolve()
+        parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
+        for name in TIERS.get(parts[0], ()) if len(parts) > 1 else ():
+            item.add_marker(name)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Refuse a real Redis to tests outside the integration tier, before it is set up."""
+    if item.get_closest_marker("integration") is None:
+        wanted = [f for f in REAL_REDIS_FIXTURES if f in getattr(item, "fixturenames", ())]
+        if wanted:
+            pytest.fail(f"{NEEDS_SERVICES} (it asks for {', '.join(wanted)}: a real Redis)",
+                        pytrace=False)
+
+
+def _refuse(what: str) -> Callable[..., NoReturn]:
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
+        pytest.fail(f"{NEEDS_SERVICES} (it called {what})", pytrace=True)
+    return refuse
+
+
+def _refuse_popen(self: subprocess.Popen[bytes], *args: object, **kwargs: object) -> NoReturn:
+    self._child_created = False  # type: ignore[attr-defined]  # so Popen.__del__ stays quiet
+    pytest.fail(f"{NEEDS_SERVICES} (it called subprocess.Popen({args[0] if args else ''!r}))",
+                pytrace=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_processes_or_servers_outside_integration(request: pytest.FixtureRequest,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside the integration tier, starting a process or listening on a socket fails."""
+    if request.node.get_closest_marker("integration") is not None:
+        return
+    monkeypatch.setattr(subprocess.Popen, "__init__", _refuse_popen)
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen",
+                 "execv", "execve", "execvp", "execvpe", "spawnv", "spawnve"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, _refuse(f"os.{name}"))
+    monkeypatch.setattr(_posixsubprocess, "fork_exec", _refuse("_posixsubprocess.fork_exec"))
+    monkeypatch.setattr(socket.socket, "listen", _refuse("socket.listen"))
 
 
 def free_port() -> int:
@@ -67,20 +142,41 @@ def start_redis_server(directory: Path, port: int, *extra: str) -> subprocess.Po
     return proc
 
 
+def refuse_nonempty(url: str) -> None:
+    """Stop the session if the database at ``url`` holds keys, unless told to share it."""
+    import redis
+
+    from rookhaven.store.connection import redact
+
+    if os.environ.get("ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY") == "1":
+        return
+    client = redis.Redis.from_url(url, socket_connect_timeout=5)
+    try:
+        keys = int(client.dbsize())
+    except redis.RedisError as exc:
+        pytest.exit(f"the test Redis {redact(url)} does not answer: {exc}", returncode=4)
+    finally:
+        client.close()
+    if keys:
+        pytest.exit(f"the test Redis {redact(url)} holds {keys} key{'s' * (keys != 1)} and the "
+                    "tests want an empty database: point ROOKHAVEN_TEST_REDIS_URL at an empty "
+                    "one, or set ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY=1 to share it",
+                    returncode=4)
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of a real Redis server for this test session."""
-    configured = os.environ.get("ROOKHAVEN_TEST_REDIS_URL")
-    if configured:
-        yield configured
-        return
-    if _answers("redis://127.0.0.1:6379/0"):
-        yield "redis://127.0.0.1:6379/0"
+    """URL of a real, empty Redis database for this test session (see the module docstring)."""
+    url = os.environ.get("ROOKHAVEN_TEST_REDIS_URL") or (
+        SUITE_REDIS if _answers(SUITE_REDIS) else None)
+    if url:
+        refuse_nonempty(url)
+        yield url
         return
     port = free_port()
     proc = start_redis_server(tmp_path_factory.mktemp("redis"), port)
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}/{SUITE_DB}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -1,6 +1,7 @@
 """Print a digest of bm25 integer scores for a fixed corpus and queries (run by other Pythons).
 
-Used by tests/unit/test_bm25_across_pythons.py: every interpreter must print the same line.
+Used by tests/crosspython/test_bm25_across_pythons.py: every interpreter must print the same
+line.
 """
 
 from __future__ import annotations

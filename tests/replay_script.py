@@ -7,6 +7,8 @@ another CPython must print the same lines.
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,10 +18,24 @@ from tests.golden.cases import CASES
 from tests.golden.render import render
 
 
+def digests() -> str:
+    """One line per golden case: its name and the sha256 of its bytes."""
+    return "".join(f"{case.name} {hashlib.sha256(render(case)[0]).hexdigest()}\n"
+                   for case in CASES)
+
+
+def run_in(python: str, hash_seed: str) -> str:
+    """What this script prints when run by ``python`` with PYTHONHASHSEED=``hash_seed``."""
+    script = Path(__file__).resolve()
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(script.parent.parent)}
+    done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def main() -> None:
-    for case in CASES:
-        data, _ = render(case)
-        print(case.name, hashlib.sha256(data).hexdigest())
+    sys.stdout.write(digests())
 
 
 if __name__ == "__main__":

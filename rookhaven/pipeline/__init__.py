@@ -1,7 +1,8 @@
 """The job pipeline's service layer: what the CLI, the MCP server and the workers call.
 
 Front ends: ``open_pipeline(settings)`` -> ``Pipeline`` (submit, job, result, audit, wait,
-sweep, add_corpus). Workers: ``Executor`` (runs jobs by id). See docs/adr/0005-job-ledger.md.
+sweep, add_corpus). Workers: ``Executor`` (runs jobs by id). Tests: ``RecordingDispatcher``
+(records sends instead of enqueuing). See docs/adr/0005-job-ledger.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .celeryconf import (
 )
 from .dispatch import CeleryDispatcher, Dispatcher
 from .executor import Executor
+from .fake import RecordingDispatcher
 from .service import JobRef, Pipeline, SweepReport
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "Executor",
     "JobRef",
     "Pipeline",
+    "RecordingDispatcher",
     "RetrieverCache",
     "SweepReport",
     "celery_config",

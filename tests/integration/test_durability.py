@@ -27,8 +27,6 @@ from rookhaven.store import Store
 from tests.conftest import ROOT, free_port, start_redis_server, wait_until
 from tests.integration.test_pipeline_outages import Broker
 
-pytestmark = pytest.mark.integration
-
 DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide window {i % 3} "
                                       f"pilot {i % 4} reefer alarm {i % 6}")
         for i in range(60)]

@@ -13,8 +13,6 @@ from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, documents, pipeline
 from tests.mcp_support import StdioSession
 
-pytestmark = pytest.mark.integration
-
 ARGS = {"query": "crane tide and pilot delay", "recallBudget": 5, "seed": "mcp-1",
         "corpus": "port"}
 

@@ -16,8 +16,6 @@ from tests.integration.workerfarm import WorkerFarm, all_done, documents, enviro
 from tests.integration.workerfarm import requests as make_requests
 from tests.mcp_support import write_corpus
 
-pytestmark = pytest.mark.integration
-
 
 def get(url: str, token: str | None = None) -> tuple[int, str]:
     request = urllib.request.Request(url)

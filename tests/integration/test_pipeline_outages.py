@@ -32,8 +32,6 @@ from tests.integration.workerfarm import (
     states,
 )
 
-pytestmark = pytest.mark.integration
-
 AOF = ("--appendonly", "yes", "--appendfsync", "always")
 
 

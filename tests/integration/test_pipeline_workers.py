@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from celery import Celery
 
 from rookhaven import RetrievalRequest, Retriever, canonical_bytes
@@ -24,8 +23,6 @@ from tests.integration.workerfarm import (
     requests,
     states,
 )
-
-pytestmark = pytest.mark.integration
 
 
 def test_a_thousand_jobs_complete_with_the_bytes_inline_retrieve_gives(

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import orjson
-import pytest
 
 from rookhaven import Document, retrieve
 from rookhaven.config import Settings
@@ -16,8 +15,6 @@ from rookhaven.pipeline import open_pipeline
 from rookhaven.pipeline.inline import inline_pipeline
 from tests.conftest import ROOT
 from tests.integration.workerfarm import WorkerFarm, documents, requests
-
-pytestmark = pytest.mark.integration
 
 
 def edited(docs: list[Document]) -> list[Document]:

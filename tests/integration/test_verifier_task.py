@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import orjson
-import pytest
 
 from rookhaven.config import Settings
 from rookhaven.pipeline import TASK_VERIFY, CeleryDispatcher, open_pipeline
 from rookhaven.pipeline.inline import inline_pipeline
 from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, documents, requests
-
-pytestmark = pytest.mark.integration
 
 
 def test_the_verify_task_records_a_clean_run_then_alarms_on_tampering(

@@ -13,11 +13,8 @@ import pytest
 
 from rookhaven import Document, RetrievalRequest, Retriever, TfCosineProvider, canonical_bytes
 from rookhaven.config import Settings
-from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
-from tests.unit.test_pipeline import Recorder
-
-pytestmark = pytest.mark.integration
 
 DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3} reefer delay")
         for i in range(60)]
@@ -34,7 +31,7 @@ def env(redis_url: str, key_prefix: str) -> dict[str, str]:
 def pipeline(env: dict[str, str]) -> Iterator[Pipeline]:
     settings = Settings.from_mapping(env)
     store = Store.from_settings(settings)
-    pipe = Pipeline(store, Recorder(store), settings)
+    pipe = Pipeline(store, RecordingDispatcher(ledger=store), settings)
     pipe.add_corpus(DOCS, "port")
     refs = pipe.submit_many([RetrievalRequest(query=f"crane {i % 7} and tide {i % 3}",
                                               seed=f"s{i}") for i in range(25)], "port")

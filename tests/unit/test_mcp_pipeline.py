@@ -3,7 +3,7 @@ here, submit and read back, replay, and a Redis that is down."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from mcp import Client
 from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
 from rookhaven.models import RetrievalResult
-from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.server import build_server
 from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.store import Store, connect
@@ -34,16 +34,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class Worker:
+def worker(store: Store, settings: Settings) -> RecordingDispatcher:
     """A dispatcher that runs each job at once with the real Executor, like a worker would."""
-
-    def __init__(self, store: Store, settings: Settings) -> None:
-        self.executor = Executor(store, settings)
-        self.sent: list[str] = []
-
-    def send(self, job_ids: Sequence[str], batch_size: int, *queue: str) -> None:
-        self.sent += job_ids
-        self.executor.run(job_ids, "w1")
+    return RecordingDispatcher(executor=Executor(store, settings), worker="w1")
 
 
 @pytest.fixture
@@ -60,7 +53,7 @@ def store() -> Iterator[Store]:
 
 @pytest.fixture
 def backend(store: Store, settings: Settings) -> PipelineBackend:
-    pipeline = Pipeline(store, Worker(store, settings), settings)
+    pipeline = Pipeline(store, worker(store, settings), settings)
     pipeline.add_corpus(DOCS, "port")
     return PipelineBackend(pipeline, settings, wait=10)
 
@@ -86,7 +79,7 @@ async def test_without_a_live_worker_retrieve_ranks_the_stored_corpus_here(
     assert out["metadata"]["mode"] == "inline"
     assert "no live worker" in out["metadata"]["reason"]
     assert served_bytes(out) == expected_bytes()
-    assert backend.pipeline.dispatcher.sent == []  # type: ignore[attr-defined]
+    assert backend.pipeline.dispatcher.job_ids() == []  # type: ignore[attr-defined]
 
 
 async def test_with_a_live_worker_retrieve_goes_through_the_pipeline(
@@ -164,7 +157,7 @@ async def test_list_corpora_shows_the_store_and_the_file(client: Client) -> None
 
 async def test_a_corpus_only_in_the_file_is_ranked_from_the_file(
         settings: Settings, store: Store) -> None:
-    empty = Pipeline(store, Worker(store, settings), settings)
+    empty = Pipeline(store, worker(store, settings), settings)
     async with Client(build_server(settings, backend=PipelineBackend(empty, settings))) as c:
         out = ok(await c.call_tool("retrieve", {"query": "crane"}))
         assert out["metadata"]["mode"] == "inline"
@@ -189,7 +182,7 @@ async def test_unknown_things_are_tool_errors(
 def down(settings: Settings) -> Iterator[PipelineBackend]:
     client = connect(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
     store = Store(client, "mcp")
-    yield PipelineBackend(Pipeline(store, Worker(store, settings), settings), settings)
+    yield PipelineBackend(Pipeline(store, worker(store, settings), settings), settings)
     client.close()
 
 

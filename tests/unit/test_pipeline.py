@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import fakeredis
 import pytest
@@ -10,27 +10,11 @@ import pytest
 from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, InvalidRequestError
-from rookhaven.pipeline import Executor, Pipeline, celery_config
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher, celery_config
 from rookhaven.store import Store
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(40)]
-
-
-class Recorder:
-    """A dispatcher that remembers what it was asked to send, and checks the ledger first."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.sent: list[list[str]] = []
-
-    def send(self, job_ids: Sequence[str], batch_size: int, queue: str = "rookhaven") -> None:
-        if not job_ids:
-            return
-        for job_id in job_ids:  # the record must exist before the message does
-            assert self.store.jobs.get(job_id).state == "queued"
-        for at in range(0, len(job_ids), batch_size):
-            self.sent.append(list(job_ids[at: at + batch_size]))
 
 
 @pytest.fixture
@@ -47,15 +31,15 @@ def store() -> Iterator[Store]:
 
 @pytest.fixture
 def pipeline(store: Store, settings: Settings) -> Pipeline:
-    pipe = Pipeline(store, Recorder(store), settings)
+    pipe = Pipeline(store, RecordingDispatcher(ledger=store), settings)
     pipe.add_corpus(DOCS, "port")
     return pipe
 
 
 def sent(pipeline: Pipeline) -> list[list[str]]:
     dispatcher = pipeline.dispatcher
-    assert isinstance(dispatcher, Recorder)
-    return dispatcher.sent
+    assert isinstance(dispatcher, RecordingDispatcher)
+    return dispatcher.batches()
 
 
 def test_submit_records_the_job_then_enqueues_it_under_its_content_key(

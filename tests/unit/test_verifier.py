@@ -10,10 +10,9 @@ import pytest
 
 from rookhaven import Document, RetrievalRequest, Retriever, TfCosineProvider, canonical_bytes
 from rookhaven.config import Settings
-from rookhaven.pipeline import Executor, Pipeline
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
 from rookhaven.verification import Selection, Verifier
-from tests.unit.test_pipeline import Recorder
 
 DOCS = [Document(id=f"d{i:02d}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(30)]
@@ -28,7 +27,7 @@ def settings() -> Settings:
 @pytest.fixture
 def pipeline(settings: Settings) -> Iterator[Pipeline]:
     client = fakeredis.FakeRedis()
-    pipe = Pipeline(Store(client, "v"), Recorder(Store(client, "v")), settings)
+    pipe = Pipeline(Store(client, "v"), RecordingDispatcher(ledger=Store(client, "v")), settings)
     pipe.add_corpus(DOCS, "port")
     refs = pipe.submit_many([RetrievalRequest(query=q, seed=f"s{i}")
                              for i, q in enumerate(QUERIES)], "port")

@@ -8,14 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from rookhaven.sampledata import sample_corpus, sample_requests
 from tests.conftest import ROOT
-
-
-def test_the_shipped_sample_data_loads() -> None:
-    assert len(sample_corpus()) >= 300
-    assert len(sample_corpus("port_ops_edited.jsonl")) >= 300
-    assert len(sample_requests()) >= 10
 
 
 def _isolated() -> list[str]:

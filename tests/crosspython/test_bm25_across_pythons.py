@@ -1,7 +1,7 @@
 """bm25 integer scores are identical under other Python versions (and their numpy builds).
 
 Interpreters come from ROOKHAVEN_TEST_PYTHONS (paths separated by the OS path separator),
-else the usual places for 3.12 and 3.13, else the cached venv that test_reproducibility
+else the usual places for 3.12 and 3.13, else the cached venv that tests/crosspython/pythons.py
 builds for the newest other CPython on this machine (so CI runs this test, never skips it,
 wherever a second CPython is installed). One needs numpy, orjson, pydantic and PyStemmer.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.crosspython.pythons import newest_other_cpython, venv_python
 from tests.exact_fingerprint import fingerprint
-from tests.unit.test_reproducibility import _venv_python, newest_other_cpython
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDS = "import numpy, orjson, pydantic, Stemmer"
@@ -38,7 +38,7 @@ def _usable() -> dict[str, str]:
     found = _probe(_candidates())
     if not found and not os.environ.get("ROOKHAVEN_TEST_PYTHONS"):
         other = newest_other_cpython()
-        found = _probe([_venv_python(other)]) if other is not None else {}
+        found = _probe([venv_python(other)]) if other is not None else {}
     return found
 
 
