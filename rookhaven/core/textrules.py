@@ -105,10 +105,12 @@ class TextRules:
         """NFKC then case folding, as Unicode ``version`` defines them."""
         if text.isascii():  # NFKC is the identity on ASCII and folding is lower(), in every version
             return text.lower()
+        nfkc = unicodedata.normalize
+        if self._unassigned.search(text) is None:
+            return nfkc("NFKC", text).translate(self._fold)
         # split() with a group: even items are runs of assigned characters, odd ones are
         # runs of unassigned code points, which are kept as they are.
         parts = self._unassigned.split(text)
-        nfkc = unicodedata.normalize
         normal = "".join([p if i & 1 else nfkc("NFKC", p) for i, p in enumerate(parts)])
         return normal.translate(self._fold)
 
