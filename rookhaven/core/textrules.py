@@ -1,0 +1,140 @@
+"""Text analysis pinned to one Unicode version: NFKC, case folding and token runs from fixed tables.
+
+Decision (docs/adr/0011-pinned-analysis.md): a code point unassigned in the pinned version
+is kept as is, never folded, never part of a token, and bounds normalisation. NFKC of each
+run of assigned characters is the interpreter's: Unicode's normalisation stability policy
+makes it equal to NFKC under the pinned version whenever the interpreter's Unicode is at
+least as new. Case folding and the letter/digit class have no such guarantee, so they come
+from generated tables. On CPython 3.11 (Unicode 14.0) the 14.0 rules give exactly what
+``rookhaven.core.analyzer.split_tokens`` gives.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from types import MappingProxyType
+
+from ..errors import ConfigError, RookhavenError
+from .chartables import unicode_14_0
+
+
+@dataclass(frozen=True)
+class CharTables:
+    """The generated data of one Unicode version (see tools/generate_chartables.py)."""
+
+    unicode_version: str
+    assigned: tuple[tuple[int, int], ...]
+    alnum: tuple[tuple[int, int], ...]
+    casefold_runs: tuple[tuple[int, int, int, int], ...]
+    casefold_expansions: tuple[tuple[int, str], ...]
+
+
+UNICODE_VERSIONS: Mapping[str, CharTables] = MappingProxyType({
+    "14.0": CharTables(unicode_14_0.UNICODE_VERSION, unicode_14_0.ASSIGNED, unicode_14_0.ALNUM,
+                       unicode_14_0.CASEFOLD_RUNS, unicode_14_0.CASEFOLD_EXPANSIONS),
+})
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+_INTERPRETER_UNICODE = unicodedata.unidata_version
+if _version_key(_INTERPRETER_UNICODE) < min(map(_version_key, UNICODE_VERSIONS)):
+    raise RookhavenError(
+        f"this Python's Unicode database is {_INTERPRETER_UNICODE}, older than every pinned "
+        f"version ({', '.join(UNICODE_VERSIONS)}); pinned NFKC needs Python 3.11 or newer")
+
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    # \U escapes keep the pattern plain ASCII, and ranges keep it free of the interpreter's
+    # own character classes (\w, \d and friends follow the running Unicode database).
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}"
+                   for lo, hi in ranges)
+
+
+def _token_pattern(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    # re tests a class's astral ranges one by one after its BMP bitmap, so every gap
+    # character would pay for all of them; the lookahead lets BMP gaps fail at once.
+    bmp = tuple((lo, min(hi, 0xFFFF)) for lo, hi in ranges if lo <= 0xFFFF)
+    astral = tuple((max(lo, 0x10000), hi) for lo, hi in ranges if hi > 0xFFFF)
+    return re.compile(f"(?:[{_char_class(bmp)}]+"
+                      f"|(?=[\\U00010000-\\U0010ffff])[{_char_class(astral)}]+)+")
+
+
+def _fold_table(tables: CharTables) -> tuple[int | str, ...]:
+    # A sequence indexed by code point translates about twice as fast as a dict (a miss in
+    # a dict raises KeyError inside str.translate); past its end nothing folds.
+    fold: dict[int, str] = {cp: chr(cp + delta)
+                            for first, last, step, delta in tables.casefold_runs
+                            for cp in range(first, last + 1, step)}
+    fold.update(tables.casefold_expansions)
+    return tuple(fold.get(cp, cp) for cp in range(max(fold) + 1))
+
+
+@dataclass(frozen=True)
+class TextRules:
+    """Normalisation and tokenisation of one pinned Unicode version; equal inputs, equal output
+    on every Python whose Unicode is at least that version."""
+
+    tables: CharTables
+    _unassigned: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _token: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _fold: tuple[int | str, ...] = field(init=False, repr=False, compare=False)
+    _ascii_gaps: dict[int, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tables = self.tables
+        set_ = object.__setattr__
+        set_(self, "_unassigned", re.compile(f"([^{_char_class(tables.assigned)}]+)"))
+        set_(self, "_token", _token_pattern(tables.alnum))
+        set_(self, "_fold", _fold_table(tables))
+        alnum = re.compile(f"[{_char_class(tables.alnum)}]")
+        set_(self, "_ascii_gaps", {c: " " for c in range(128) if not alnum.match(chr(c))})
+
+    @property
+    def version(self) -> str:
+        """The pinned Unicode version, e.g. ``"14.0.0"``."""
+        return self.tables.unicode_version
+
+    def normalize(self, text: str) -> str:
+        """NFKC then case folding, as Unicode ``version`` defines them."""
+        if text.isascii():  # NFKC is the identity on ASCII and folding is lower(), in every version
+            return text.lower()
+        nfkc = unicodedata.normalize
+        if self._unassigned.search(text) is None:
+            return nfkc("NFKC", text).translate(self._fold)
+        # split() with a group: even items are runs of assigned characters, odd ones are
+        # runs of unassigned code points, which are kept as they are.
+        parts = self._unassigned.split(text)
+        normal = "".join([p if i & 1 else nfkc("NFKC", p) for i, p in enumerate(parts)])
+        return normal.translate(self._fold)
+
+    def split_tokens(self, text: str) -> list[str]:
+        """Every token of ``text`` in order: maximal runs of letters and digits after
+        ``normalize``."""
+        if text.isascii():
+            return text.lower().translate(self._ascii_gaps).split()
+        return self._token.findall(self.normalize(text))
+
+
+@cache
+def text_rules(version: str) -> TextRules:
+    """The text rules pinned to Unicode ``version`` (a key of ``UNICODE_VERSIONS``).
+
+    Building them compiles two large patterns (about 40 ms), so each version is built once
+    per process and shared: the rules are immutable.
+    """
+    tables = UNICODE_VERSIONS.get(version)
+    if tables is None:
+        raise ConfigError(f"unknown Unicode version {version!r} for text analysis; choose one "
+                          f"of: {', '.join(UNICODE_VERSIONS)}")
+    if _version_key(_INTERPRETER_UNICODE) < _version_key(tables.unicode_version):
+        raise ConfigError(f"text rules for Unicode {version} need a Python whose Unicode "
+                          f"database is at least {tables.unicode_version}; this one has "
+                          f"{_INTERPRETER_UNICODE}")
+    return TextRules(tables)

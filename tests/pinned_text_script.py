@@ -1,0 +1,79 @@
+"""Digests of pinned tokens and stems, run by another CPython with nothing but the standard library.
+
+Run as a script (``python -S tests/pinned_text_script.py``), it loads only
+``rookhaven.core.textrules`` and ``rookhaven.core.snowball`` from this checkout, under empty
+stand-ins for the ``rookhaven`` and ``rookhaven.core`` packages (whose ``__init__`` would
+import pydantic and numpy), and prints the digests as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import types
+import unicodedata
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN_DIR = ROOT / "tests" / "golden" / "stems"
+LAST = 0x10FFFF
+CONTEXTS: tuple[Callable[[str], str], ...] = (
+    lambda ch: ch,
+    lambda ch: "ab" + ch + "cd",
+    lambda ch: "e" + ch + "\u0301",
+)
+_UNPINNED = re.compile(r"[^\W_]+")
+
+
+def unpinned_split(text: str) -> list[str]:
+    """Today's analysis, which follows the running interpreter's Unicode database."""
+    return _UNPINNED.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def token_digest(split: Callable[[str], list[str]]) -> str:
+    """sha256 over the tokens of every code point, alone and in each context."""
+    h = hashlib.sha256()
+    for wrap in CONTEXTS:
+        for cp in range(LAST + 1):
+            h.update("\x1f".join(split(wrap(chr(cp)))).encode("utf-8", "surrogatepass"))
+            h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def stem_digest(stem_words: Callable[[list[str]], list[str]], golden: Path) -> str:
+    """sha256 over the stems of the golden word list."""
+    words = [line.split("\t")[0] for line in golden.read_text(encoding="utf-8").splitlines()]
+    return hashlib.sha256("\n".join(stem_words(words)).encode("utf-8")).hexdigest()
+
+
+def digests(split: Callable[[str], list[str]], stem_words: Callable[[list[str]], list[str]],
+            golden: Path, loaded: Iterable[str]) -> dict[str, object]:
+    """Everything the cross-interpreter test compares."""
+    return {"unidata_version": unicodedata.unidata_version, "pinned": token_digest(split),
+            "unpinned": token_digest(unpinned_split), "stems": stem_digest(stem_words, golden),
+            "unpinned_sample": unpinned_split("ab\U0001e030cd"),
+            "pinned_sample": split("ab\U0001e030cd"), "loaded": sorted(loaded)}
+
+
+def _load_alone() -> tuple[types.ModuleType, types.ModuleType]:
+    for name in ("rookhaven", "rookhaven.core"):
+        stand_in = types.ModuleType(name)
+        stand_in.__path__ = [str(ROOT.joinpath(*name.split(".")))]
+        sys.modules[name] = stand_in
+    import rookhaven.core.snowball as snowball
+    import rookhaven.core.textrules as textrules
+
+    return textrules, snowball
+
+
+if __name__ == "__main__":
+    textrules, snowball = _load_alone()
+    golden = GOLDEN_DIR / f"english-snowball-{snowball.SNOWBALL_VERSION}.tsv"
+    third_party = {m.split(".")[0] for m in sys.modules} & {"pydantic", "numpy", "Stemmer",
+                                                           "orjson", "snowballstemmer"}
+    rules = textrules.text_rules("14.0")
+    print(json.dumps(digests(rules.split_tokens, snowball.EnglishStemmer().stem_words, golden,
+                             third_party)))

@@ -1,0 +1,114 @@
+"""Pinned text rules: on CPython 3.11 the Unicode 14.0 rules are exactly today's analysis."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rookhaven.core.analyzer import split_tokens as todays_split_tokens
+from rookhaven.core.textrules import UNICODE_VERSIONS, text_rules
+from rookhaven.errors import ConfigError
+from tests.conftest import ROOT
+
+ON_UNICODE_14 = unicodedata.unidata_version == "14.0.0"
+needs_14 = pytest.mark.skipif(not ON_UNICODE_14, reason="today's analysis is the reference only "
+                              "under Unicode 14.0 (CPython 3.11)")
+RULES = text_rules("14.0")
+GENERATOR = ROOT / "tools" / "generate_chartables.py"
+PY311 = Path("~/.pyenv/versions/3.11.7/bin/python3.11").expanduser()
+LAST = 0x10FFFF
+# Contexts around one code point: inside a word, after a base letter (composition), before
+# a combining mark (reordering, composition), between Hangul jamo and after a Hangul LV
+# syllable (algorithmic composition).
+CONTEXTS: tuple[Callable[[str], str], ...] = (
+    lambda ch: ch,
+    lambda ch: "ab" + ch + "cd",
+    lambda ch: "e" + ch,
+    lambda ch: ch + "\u0301",
+    lambda ch: "A\u0323" + ch + "\u0301B",
+    lambda ch: "\u1100" + ch + "\u1161",
+    lambda ch: "\uac00" + ch,
+)
+
+
+def _mismatches(inputs: Iterator[str]) -> list[tuple[str, list[str], list[str]]]:
+    split = RULES.split_tokens
+    return [(s, a, b) for s in inputs if (a := split(s)) != (b := todays_split_tokens(s))][:5]
+
+
+def test_the_registry_names_its_versions_and_refuses_others_with_the_list() -> None:
+    assert list(UNICODE_VERSIONS) == ["14.0"]
+    assert RULES.version == "14.0.0"
+    with pytest.raises(ConfigError, match=r"'9\.0'.*14\.0"):
+        text_rules("9.0")
+
+
+def test_ascii_text_is_lowercased_and_split_at_every_non_alphanumeric() -> None:
+    assert RULES.split_tokens("Crane-4 hoist_FAULT (berth 7)\x1c\x1fx") == [
+        "crane", "4", "hoist", "fault", "berth", "7", "x"]
+
+
+def test_unassigned_code_points_are_kept_and_split_tokens() -> None:
+    # U+1E030 (Cyrillic modifier letter, Unicode 15.0) is unassigned in 14.0.
+    assert RULES.normalize("AB\U0001e030\u0301") == "ab\U0001e030\u0301"
+    assert RULES.split_tokens("ab\U0001e030cd") == ["ab", "cd"]
+
+
+@needs_14
+@pytest.mark.slow
+@pytest.mark.parametrize("context", range(len(CONTEXTS)))
+def test_every_code_point_in_every_context_tokenises_as_today(context: int) -> None:
+    wrap = CONTEXTS[context]
+    assert _mismatches(wrap(chr(cp)) for cp in range(LAST + 1)) == []
+
+
+@needs_14
+def test_every_code_point_normalises_as_today() -> None:
+    odd = [cp for cp in range(LAST + 1) if RULES.normalize(chr(cp))
+           != unicodedata.normalize("NFKC", chr(cp)).casefold()]
+    assert odd == []
+
+
+@needs_14
+def test_the_word_class_of_re_is_isalnum_or_underscore() -> None:
+    # The ground of the ALNUM table: sre's Unicode word class is Py_UNICODE_ISALNUM or '_'.
+    word = re.compile(r"[^\W_]")
+    assert [cp for cp in range(LAST + 1)
+            if bool(word.match(chr(cp))) != chr(cp).isalnum()] == []
+
+
+_INTERESTING = st.sampled_from(
+    "\u0301\u0323\u0308\u0345\u1100\u1161\u11a8\uac00\u00df\u0130\u03a3\u1e9e\ufb01\uff21"
+    "\u2460\u00bd\u0660\U0001d400\U0001e030\U0001e08f\U000e0001\ud800\udfff\ufdd0\U0010ffff_ ")
+
+
+@needs_14
+@given(st.text(st.one_of(st.characters(min_codepoint=0, max_codepoint=LAST, codec=None,
+                                       categories=None), _INTERESTING), max_size=40))
+def test_random_text_from_all_planes_tokenises_as_today(text: str) -> None:
+    assert RULES.split_tokens(text) == todays_split_tokens(text)
+    assert RULES.normalize(text) == unicodedata.normalize("NFKC", text).casefold()
+
+
+def _python_with_unicode_14() -> str | None:
+    if ON_UNICODE_14:
+        return sys.executable
+    return str(PY311) if PY311.exists() else None
+
+
+def test_the_checked_in_tables_are_what_the_generator_writes() -> None:
+    python = _python_with_unicode_14()
+    if python is None:
+        pytest.skip("no CPython with Unicode 14.0 (3.11) to run the generator under")
+    done = subprocess.run([python, str(GENERATOR), "--version", "14.0", "--stdout"],
+                          capture_output=True, timeout=120, check=True)
+    checked_in = (ROOT / "rookhaven" / "core" / "chartables" / "unicode_14_0.py").read_bytes()
+    assert done.stdout == checked_in

@@ -1,0 +1,42 @@
+"""The Unicode 14.0 text rules and the vendored stemmer give the same bytes on CPython 3.13."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from rookhaven.core.snowball import SNOWBALL_VERSION, EnglishStemmer
+from rookhaven.core.textrules import text_rules
+from tests.conftest import ROOT
+from tests.pinned_text_script import GOLDEN_DIR, digests
+
+SCRIPT = ROOT / "tests" / "pinned_text_script.py"
+PY313 = Path("~/.pyenv/versions/3.13.0/bin/python3.13").expanduser()
+
+
+@pytest.mark.slow
+def test_cpython_3_13_gives_the_pinned_tokens_and_stems_of_3_11() -> None:
+    if unicodedata.unidata_version != "14.0.0":
+        pytest.skip("the reference side must run under Unicode 14.0 (CPython 3.11)")
+    if not PY313.exists():
+        pytest.skip(f"CPython 3.13 (Unicode 15.1) is not installed at {PY313}")
+    # -S: no site-packages, so the pinned modules can only lean on the standard library.
+    done = subprocess.run([str(PY313), "-S", str(SCRIPT)], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "7"}, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    there = json.loads(done.stdout)
+    golden = GOLDEN_DIR / f"english-snowball-{SNOWBALL_VERSION}.tsv"
+    here = digests(text_rules("14.0").split_tokens, EnglishStemmer().stem_words, golden, [])
+    assert there["unidata_version"] == "15.1.0"
+    assert there["loaded"] == []
+    assert (there["pinned"], there["stems"]) == (here["pinned"], here["stems"])
+    assert here["pinned"] == here["unpinned"]  # on 3.11 pinned 14.0 is today's analysis
+    # The check has teeth: unpinned analysis on 3.13 reads U+1E030 (new in Unicode 15.0) as
+    # a letter folding to Cyrillic a, so its digest moves.
+    assert there["unpinned"] != here["unpinned"]
+    assert there["unpinned_sample"] == ["ab\u0430cd"] and there["pinned_sample"] == ["ab", "cd"]
