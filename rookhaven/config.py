@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import ConfigError, InvalidRequestError
+from .core.engines import engine_spec
+from .errors import ConfigError, InputError, InvalidRequestError
 from .models import DEFAULT_RECALL, DEFAULT_SEED, RetrievalRequest
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -60,6 +61,13 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     return parse
 
 
+def _engine(raw: str) -> str:
+    try:
+        return engine_spec(raw.strip()).ref
+    except InputError as exc:
+        raise ValueError(str(exc).replace("unknown engine", "names an unknown engine")) from None
+
+
 def _clock_time(raw: str) -> str:
     hours, _, minutes = raw.strip().partition(":")
     if not (hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
@@ -78,7 +86,7 @@ class Settings:
     max_query_len: int = 4096
     max_corpus_docs: int = 100_000
     default_seed: str = DEFAULT_SEED
-    provider: str = "bm25"
+    engine: str = "bm25@2"
     log_level: str = "info"
     # May carry a password: kept out of repr like the token below.
     redis_url: str | None = dataclasses.field(default=None, repr=False)
@@ -108,6 +116,9 @@ class Settings:
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
         """Parse every ROOKHAVEN_* variable present in ``env``; unknown ones are ignored."""
+        if env.get("ROOKHAVEN_PROVIDER"):
+            raise ConfigError("ROOKHAVEN_PROVIDER was renamed ROOKHAVEN_ENGINE (NAME or "
+                              "NAME@VERSION, e.g. bm25@2); set that instead")
         values: dict[str, Any] = {}
         for spec in SPECS:
             raw = env.get(spec.variable)
@@ -122,7 +133,8 @@ class Settings:
         return settings
 
     def check(self) -> None:
-        """Refuse combinations that cannot work together."""
+        """Refuse values and combinations that cannot work (flags arrive unparsed)."""
+        engine_spec(self.engine)
         if self.default_recall > self.max_recall:
             raise ConfigError(
                 f"ROOKHAVEN_DEFAULT_RECALL ({self.default_recall}) exceeds "
@@ -211,8 +223,9 @@ SPECS: tuple[Spec, ...] = (
          "most documents a loaded corpus may hold (documents)"),
     Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text,
          "seed when a request gives none"),
-    Spec("ROOKHAVEN_PROVIDER", "provider", _text,
-         "scoring provider when none is named"),
+    Spec("ROOKHAVEN_ENGINE", "engine", _engine,
+         "engine (NAME@VERSION, or NAME for its newest version) when none is named; "
+         "see `rookhaven engines`"),
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS),
          "least severe log level written to stderr"),
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text,

@@ -14,14 +14,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.golden.cases import CASES
+from tests.golden.cases import runs
 from tests.golden.render import render
 
 
 def digests() -> str:
-    """One line per golden case: its name and the sha256 of its bytes."""
-    return "".join(f"{case.name} {hashlib.sha256(render(case)[0]).hexdigest()}\n"
-                   for case in CASES)
+    """One line per golden (engine, case): their names and the sha256 of its bytes."""
+    return "".join(f"{engine} {case.name} {hashlib.sha256(render(case, engine)).hexdigest()}\n"
+                   for engine, case in runs())
 
 
 def run_in(python: str, hash_seed: str) -> str:

@@ -19,6 +19,7 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from fakeredis import TcpFakeServer
 
+from rookhaven.cli.options import add_engine_options
 from rookhaven.cli.tables import audit_summary, hits_table, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
@@ -34,7 +35,7 @@ from .application import create_app
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="run the whole pipeline in-process, no services",
                                    description=__doc__)
-    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    add_engine_options(parser)
     parser.add_argument("--queries", type=int, default=4, help="sample queries to show in full")
     parser.set_defaults(run=run)
 
@@ -121,7 +122,7 @@ def _verify(pipe: Pipeline, settings: Settings) -> bool:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     with embedded_redis() as url:
         demo = settings.with_overrides(redis_url=url, key_prefix="rookhaven-demo",
-                                       provider=args.provider, log_level="warning")
+                                       log_level="warning")
         print(f"Rookhaven demo: embedded Redis-compatible server (fakeredis) at {url}.\n"
               "It keeps everything in memory: NOT durable; it is all gone when this command "
               "ends.\nA Celery worker runs in this process (solo pool) and consumes from it.")

@@ -11,7 +11,7 @@ from ..config import Settings
 from ..core.engine import Retriever
 from ..evaluation import METRICS, load_collection, read_split, run_collection, write_trec_run
 from ..synonymfile import load_synonyms
-from .options import positive_int
+from .options import add_engine_options, positive_int
 
 
 def register(subparsers: Any) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
                                    description=__doc__)
     parser.add_argument("dataset", metavar="DATASET_DIR",
                         help="directory with corpus.jsonl, queries.jsonl and qrels/test.tsv")
-    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    add_engine_options(parser)
     parser.add_argument("--budget", type=positive_int, default=100,
                         help="documents retrieved per query (default: 100)")
     parser.add_argument("--no-decompose", action="store_true",
@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     collection = load_collection(args.dataset, max_docs=settings.max_corpus_docs)
-    provider = settings.provider
+    provider = settings.engine
     params = {"synonyms": load_synonyms(args.synonyms)} if args.synonyms else {}
     retriever = Retriever(collection.documents, provider, **params)
     only = read_split(args.queries_split) if args.queries_split else None

@@ -31,6 +31,16 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
                         help="rank the query as one need instead of splitting it")
 
 
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--engine NAME@VERSION, and --provider NAME (that provider's newest version)."""
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--engine", dest="engine", metavar="NAME@VERSION",
+                        help="engine to rank with (default: ROOKHAVEN_ENGINE); see "
+                             "`rookhaven engines`")
+    chosen.add_argument("--provider", dest="engine", metavar="NAME",
+                        help="the newest engine version of provider NAME")
+
+
 def request_from(args: argparse.Namespace, settings: Settings) -> RetrievalRequest:
     """The request ``add_request_options`` read, through ``Settings.request``."""
     return settings.request(args.query, args.budget, args.seed, not args.no_decompose)

@@ -9,7 +9,7 @@ from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.engine import retrieve
 from ..corpusfile import load_corpus
-from .options import add_request_options, corpus_path, request_from, write_line
+from .options import add_engine_options, add_request_options, corpus_path, request_from, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -17,13 +17,13 @@ def register(subparsers: Any) -> None:
                                    description=__doc__)
     parser.add_argument("--corpus", help="corpus file (default: ROOKHAVEN_CORPUS_PATH)")
     add_request_options(parser)
-    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    add_engine_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     request = request_from(args, settings)
     corpus = load_corpus(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
-    result = retrieve(request, corpus, settings.provider)
+    result = retrieve(request, corpus, settings.engine)
     write_line(canonical_bytes(result))
     return 0

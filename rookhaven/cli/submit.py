@@ -12,7 +12,7 @@ from typing import Any
 
 from ..config import Settings
 from ..pipeline import open_pipeline
-from .options import add_request_options, request_from, write_line
+from .options import add_engine_options, add_request_options, request_from, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
                         help="stored corpus: a digest, a name, NAME@VERSION or 'latest' "
                              "(default: latest)")
     add_request_options(parser)
-    parser.add_argument("--provider", help="scoring provider (default: ROOKHAVEN_PROVIDER)")
+    add_engine_options(parser)
     parser.add_argument("--wait", action="store_true",
                         help="wait for the result and print its canonical bytes")
     parser.add_argument("--timeout", type=float, default=60.0,

@@ -16,8 +16,9 @@ from ..models import RetrievalRequest, RetrievalResult
 from .allocate import largest_remainder
 from .corpus import Corpus, as_corpus
 from .decompose import decompose
+from .engines import make_provider
 from .identity import CORE_VERSION, engine_identity
-from .providers import ScoringIndex, ScoringProvider, TopKIndex, make_provider
+from .providers import ScoringIndex, ScoringProvider, TopKIndex
 from .rng import mulberry32
 from .select import IntArray, Picks, TieKeys, ranked, top_k
 from .streams import derive_streams

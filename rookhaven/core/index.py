@@ -10,8 +10,6 @@ length an exact integer.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
@@ -32,18 +30,6 @@ WEIGHT_BITS = 4
 WEIGHT_ONE = 1 << WEIGHT_BITS
 CHUNK_DOCS = 1 << 13  # documents per chunk (local ordinals fit in uint16); bounds the transients
 BODY = "text"
-
-_TOKEN = re.compile(r"[^\W_]+")
-# ASCII text: NFKC is the identity and casefold is lower(), and the token pattern is runs of
-# [a-z0-9]; mapping every other ASCII character to a space and splitting is the same, faster.
-_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
-
-
-def split_fast(text: str) -> list[str]:
-    """Exactly ``analyzer.split_tokens(text)``, with a fast path for ASCII text."""
-    if text.isascii():
-        return text.lower().translate(_ASCII_GAPS).split()
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
 def fixed_weights(weights: Mapping[str, float]) -> dict[str, int]:
@@ -95,7 +81,7 @@ class _Builder:
 
     def __init__(self, analyzer: Analyzer, weights: dict[str, int]) -> None:
         self.analyzer, self.weights = analyzer, weights
-        self.stem = analyzer._stem
+        self.stem = analyzer.stem if analyzer.stemmer != "none" else None
         self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
         self.terms: list[str] = []         # provisional id -> term
         self.term_of: dict[str, int] = {}  # term -> provisional id
@@ -137,13 +123,14 @@ class _Builder:
         seg_w: list[int] = []
         seg_len: list[int] = []
         get, weights, n = self.lookup.get, self.weights, 0
+        split = self.analyzer.split_tokens
         for local, doc in enumerate(docs):
             n += 1
             fields = doc["fields"]
             parts = [(fields[name], name) for name in sorted(fields)] if fields else []
             parts.append((doc["text"], BODY))
             for text, name in parts:
-                words = split_fast(text)
+                words = split(text)
                 ids = list(map(get, words))
                 if None in ids:  # new tokens: learn them (sorted), then look them up again
                     self._learn(set(compress(words, map(is_, ids, repeat(None)))))

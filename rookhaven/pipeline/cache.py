@@ -13,8 +13,9 @@ from typing import Any
 from ..core.canonical import canonical_bytes
 from ..core.corpus import Corpus
 from ..core.engine import Retriever
+from ..core.engines import make_provider
 from ..core.identity import EngineIdentity, engine_identity
-from ..core.providers import ScoringProvider, make_provider
+from ..core.providers import ScoringProvider
 
 
 class RetrieverCache:

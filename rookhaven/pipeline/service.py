@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..config import Settings
 from ..core.corpus import Corpus
+from ..core.engines import engine_spec
 from ..core.identity import result_key
 from ..errors import WaitTimeoutError
 from ..models import Document, RetrievalRequest
@@ -76,7 +77,9 @@ class Pipeline:
     def spec(self, request: RetrievalRequest, corpus_digest: str, provider: str | None = None,
              params: dict[str, Any] | None = None) -> JobSpec:
         """The job for ``request`` over a stored corpus digest, with its content key."""
-        name, params = provider or self.settings.provider, dict(params or {})
+        # Records name the full engine (name@version): a bare name means the default
+        # version only when submitted, never when read back years later.
+        name, params = engine_spec(provider or self.settings.engine).ref, dict(params or {})
         _, identity = self._providers.provider(name, params)
         key = result_key(self.settings.check_request(request), corpus_digest, identity)
         return JobSpec(key=key, request=request, corpus_digest=corpus_digest, provider=name,

@@ -48,7 +48,7 @@ class Reranker:
     def queries(self, spec: RerankSpec) -> list[Historical]:
         if spec.source == "audits":
             return from_audits(self.store, spec)[0]
-        return from_requests(self.store, spec, self.pipeline.settings.provider)
+        return from_requests(self.store, spec, self.pipeline.settings.engine)
 
     def start(self, spec: RerankSpec) -> str:
         """Record the run (or find it, if this spec already ran) and return its id."""

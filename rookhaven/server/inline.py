@@ -56,7 +56,7 @@ class InlineBackend:
             stamp = _stamp(path)
             if self._loaded is None or stamp is None or self._loaded[0] != stamp:
                 corpus = load_corpus(path, max_docs=self._settings.max_corpus_docs)
-                self._loaded = (stamp, Retriever(corpus, self._settings.provider))
+                self._loaded = (stamp, Retriever(corpus, self._settings.engine))
             return self._loaded[1]
 
     def _resolve(self, corpus: str | None) -> Retriever:

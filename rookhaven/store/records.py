@@ -11,6 +11,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from ..core.engines import stored_engine
 from ..models import RetrievalRequest
 
 JobState = Literal["queued", "running", "done", "failed"]
@@ -66,7 +67,7 @@ class JobRecord(_Record):
         return cls(
             id=text["id"], key=text["key"], state=text["state"],
             request=RetrievalRequest.model_validate_json(text["request"]),
-            corpus_digest=text["corpus"], provider=text["provider"],
+            corpus_digest=text["corpus"], provider=stored_engine(text["provider"]).ref,
             params=orjson.loads(text["params"]), created=float(text["created"]),
             updated=float(text["updated"]), enqueued=int(text["enqueued"]),
             attempts=int(text["attempts"]), started=when("started"),

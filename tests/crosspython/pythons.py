@@ -12,7 +12,8 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-RUNTIME_DEPS = ("pydantic>=2.6", "orjson>=3.9", "numpy>=1.26", "PyStemmer>=2.2")
+# No stemmer library: the engines carry their own (ADR 0011), so none may be needed here.
+RUNTIME_DEPS = ("pydantic>=2.6", "orjson>=3.9", "numpy>=1.26")
 VENV_CACHE = ROOT / ".cache" / "pyvenvs"
 
 

@@ -3,7 +3,7 @@
 Interpreters come from ROOKHAVEN_TEST_PYTHONS (paths separated by the OS path separator),
 else the usual places for 3.12 and 3.13, else the cached venv that tests/crosspython/pythons.py
 builds for the newest other CPython on this machine (so CI runs this test, never skips it,
-wherever a second CPython is installed). One needs numpy, orjson, pydantic and PyStemmer.
+wherever a second CPython is installed). One needs numpy, orjson and pydantic.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _probe(candidates: list[str]) -> dict[str, str]:
 def test_scores_are_bit_identical_under_other_python_versions() -> None:
     usable = _usable()
     if not usable:
-        pytest.skip("no other Python (3.12+) with numpy, orjson, pydantic and PyStemmer found; "
+        pytest.skip("no other Python (3.12+) with numpy, orjson and pydantic found; "
                     "see this module's docstring to make one")
     expected = fingerprint()
     for version, python in sorted(usable.items()):

@@ -1,6 +1,9 @@
-"""The golden cases: (corpus, query, budget, seed, provider) whose exact result bytes are pinned.
+"""The golden cases: (corpus, query, budget, seed, engine) whose exact result bytes are pinned.
 
-Add a case by appending to CASES and running ``python -m tests.golden.regenerate``.
+Each released engine has its own directory, ``tests/golden/<name>@<version>/``: one file of
+canonical result bytes per case and a MANIFEST of their sha256. Add a case by appending to
+CASES and running ``python -m tests.golden.regenerate``; a released engine's bytes are never
+rewritten (add a version to rookhaven/core/engines.py instead).
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CORPORA = HERE / "corpora"
-EXPECTED = HERE / "expected"
-MANIFEST = HERE / "MANIFEST.json"
+
+# Every case runs under the newest engine too; the first releases keep the cases they had.
+NEWEST = ("bm25@2",)
 
 
 @dataclass(frozen=True)
@@ -21,8 +25,18 @@ class Case:
     query: str
     budget: int
     seed: str
-    provider: str = "tfcosine"
+    engine: str = "tfcosine@1"
     decompose: bool = True
+
+
+def engine_dir(engine: str) -> Path:
+    """Where the goldens of ``engine`` live."""
+    return HERE / engine
+
+
+def manifest_path(engine: str) -> Path:
+    """The sha256 of every golden file of ``engine``, by case name."""
+    return engine_dir(engine) / "MANIFEST.json"
 
 
 CASES: tuple[Case, ...] = (
@@ -53,11 +67,25 @@ CASES: tuple[Case, ...] = (
     Case("default-seed", "port_small.jsonl", "reefer alarms and customs holds", 5,
          "rookhaven-default"),
     Case("bm25-three-needs", "port_small.jsonl", "customs hold; pilot boarding, tide gauge", 9,
-         "s-3", provider="bm25"),
+         "s-3", engine="bm25@1"),
     Case("bm25-no-decompose", "port_small.jsonl", "crane faults and tide windows", 6, "run-1",
-         provider="bm25", decompose=False),
-    Case("bm25-prefix", "port_small.jsonl", "reef cran", 5, "pre", provider="bm25"),
+         engine="bm25@1", decompose=False),
+    Case("bm25-prefix", "port_small.jsonl", "reef cran", 5, "pre", engine="bm25@1"),
     Case("bm25-ties-backfill", "ties.json", "report and crane report", 12, "delta",
-         provider="bm25"),
-    Case("bm25-unicode", "unicode.json", "grösse krane and 港口", 4, "uni", provider="bm25"),
+         engine="bm25@1"),
+    Case("bm25-unicode", "unicode.json", "grösse krane and 港口", 4, "uni", engine="bm25@1"),
+    # Characters assigned after Unicode 14.0 (U+1E030 Cyrillic modifier letters, 15.0;
+    # U+1F6DD, 14.0's last emoji neighbours; U+11F00 Kawi, 15.0): bytes must not follow the
+    # interpreter's Unicode database.
+    Case("post-14-letters", "unicode_new.json", "\U0001e030\U0001e031 crane and kawi", 4,
+         "uni15", engine="bm25@1"),
+    Case("post-14-mixed", "unicode_new.json", "berth\U00011f04 ab\U0001e030cd", 3, "uni15",
+         engine="bm25@1"),
 )
+
+
+def runs() -> list[tuple[str, Case]]:
+    """Every (engine, case) pinned: each case under its own engine and the newest ones."""
+    pairs = [(case.engine, case) for case in CASES]
+    pairs += [(engine, case) for engine in NEWEST for case in CASES if case.engine != engine]
+    return pairs

@@ -1,8 +1,8 @@
-"""Rewrite tests/golden/expected from the current engine: ``python -m tests.golden.regenerate``.
+"""Write the golden files of new cases and new engines: ``python -m tests.golden.regenerate``.
 
-It refuses to change the bytes of a case whose engine version did not change: bump
-CORE_VERSION (rookhaven/core/identity.py) or the provider's ``version`` first, so that
-old audits are recognisably from another engine. ``--force`` overrides, for new cases only.
+It never rewrites a golden that exists: a released engine is frozen, so bytes that differ
+from its goldens are a regression to fix, or a new engine version to add in
+rookhaven/core/engines.py (whose goldens this then writes).
 """
 
 from __future__ import annotations
@@ -12,37 +12,37 @@ import hashlib
 import json
 import sys
 
-from .cases import CASES, EXPECTED, MANIFEST
+from .cases import engine_dir, manifest_path, runs
 from .render import render
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--force", action="store_true",
-                        help="rewrite changed bytes even without an engine version bump")
-    args = parser.parse_args()
-    old = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else {}
-    EXPECTED.mkdir(exist_ok=True)
-    manifest: dict[str, dict[str, str]] = {}
-    refused = []
-    for case in CASES:
-        data, engine_version = render(case)
+    argparse.ArgumentParser(description=__doc__).parse_args()
+    manifests: dict[str, dict[str, str]] = {}
+    written, refused = [], []
+    for engine, case in runs():
+        path = manifest_path(engine)
+        manifest = manifests.setdefault(
+            engine, json.loads(path.read_text()) if path.exists() else {})
+        data = render(case, engine)
         digest = hashlib.sha256(data).hexdigest()
-        before = old.get(case.name)
-        if (before and before["sha256"] != digest and before["engine"] == engine_version
-                and not args.force):
-            refused.append(case.name)
-            manifest[case.name] = before
+        if case.name in manifest:
+            if manifest[case.name] != digest:
+                refused.append(f"{engine}/{case.name}")
             continue
-        (EXPECTED / f"{case.name}.json").write_bytes(data)
-        manifest[case.name] = {"engine": engine_version, "sha256": digest}
-    MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        engine_dir(engine).mkdir(exist_ok=True)
+        (engine_dir(engine) / f"{case.name}.json").write_bytes(data)
+        manifest[case.name] = digest
+        written.append(f"{engine}/{case.name}")
+    for engine, manifest in manifests.items():
+        manifest_path(engine).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(written)} new golden file(s){': ' if written else ''}"
+          f"{', '.join(written)}")
     if refused:
-        print(f"refused to rewrite {len(refused)} case(s) whose bytes changed under the same "
-              f"engine version: {', '.join(refused)}. Bump the engine version first.",
-              file=sys.stderr)
+        print(f"refused to rewrite {len(refused)} golden(s) of released engines whose bytes "
+              f"changed: {', '.join(refused)}. A released engine never changes: fix the "
+              "regression, or add a new engine version and pin its goldens.", file=sys.stderr)
         return 1
-    print(f"wrote {len(CASES)} golden case(s) to {EXPECTED}")
     return 0
 
 

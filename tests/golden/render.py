@@ -8,10 +8,9 @@ from rookhaven.corpusfile import load_documents
 from .cases import CORPORA, Case
 
 
-def render(case: Case) -> tuple[bytes, str]:
-    """The canonical result bytes of ``case`` and the engine version that made them."""
+def render(case: Case, engine: str) -> bytes:
+    """The canonical result bytes of ``case`` under ``engine``."""
     documents = load_documents(CORPORA / case.corpus, max_docs=100_000)
     request = RetrievalRequest(query=case.query, recall_budget=case.budget, seed=case.seed,
                                decompose=case.decompose)
-    result = retrieve(request, documents, case.provider)
-    return canonical_bytes(result), result.audit.engine.version
+    return canonical_bytes(retrieve(request, documents, engine))

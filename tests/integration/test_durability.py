@@ -141,7 +141,7 @@ def test_every_acknowledged_result_survives_redis_being_killed_mid_stream(
 
     missing = [k for k, value in zip(acked, stored, strict=True) if value is None]
     assert not missing, f"{len(missing)} of {len(acked)} acknowledged results lost"
-    reference = Retriever(DOCS, settings.provider)  # inline, no store: the bytes to expect
+    reference = Retriever(DOCS, settings.engine)  # inline, no store: the bytes to expect
     for key, result, audit, state in zip(acked, stored, audits, states, strict=True):
         expected = reference.retrieve(writer.requests[key])
         assert result == canonical_bytes(expected), key

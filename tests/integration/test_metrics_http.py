@@ -42,7 +42,7 @@ def test_the_mcp_server_serves_metrics_behind_its_token(tmp_path: Path) -> None:
 
 @pytest.fixture
 def env(redis_url: str, key_prefix: str) -> dict[str, str]:
-    return environment(redis_url, key_prefix, ROOKHAVEN_PROVIDER="tfcosine",
+    return environment(redis_url, key_prefix, ROOKHAVEN_ENGINE="tfcosine",
                        ROOKHAVEN_METRICS_PORT=str(free_port()))
 
 

@@ -38,7 +38,7 @@ def test_a_thousand_jobs_complete_with_the_bytes_inline_retrieve_gives(
     assert len(set(ids)) == 1000
     wait_until(lambda: all_done(pipe, ids), 120, what="1,000 jobs to finish")
 
-    inline = Retriever(docs, pipe.settings.provider)
+    inline = Retriever(docs, pipe.settings.engine)
     for request, ref in zip(batch + singles, refs, strict=True):
         expected = inline.retrieve(request)
         assert pipe.result(ref.result_key) == canonical_bytes(expected)
@@ -123,7 +123,7 @@ def test_the_command_line_adds_a_corpus_submits_waits_and_reads_back(
     job_id = rookhaven("submit", *query).stdout.strip()
     waited = rookhaven("submit", *query, "--wait")
     assert waited.returncode == 0, waited.stderr
-    expected = Retriever(documents(40), pipeline(env).settings.provider).retrieve(
+    expected = Retriever(documents(40), pipeline(env).settings.engine).retrieve(
         RetrievalRequest(query="crane delay and tide", recallBudget=5))
     assert waited.stdout.encode() == canonical_bytes(expected) + b"\n"
     assert json.loads(rookhaven("job", job_id).stdout)["state"] == "done"

@@ -49,8 +49,8 @@ def test_reranking_a_thousand_queries_reports_counts_matching_a_direct_computati
     assert len(rows) == 1000
     expected = {}
     for request in asked:
-        old = [h.id for h in retrieve(request, old_docs, settings.provider).hits]
-        new = [h.id for h in retrieve(request, new_docs, settings.provider).hits]
+        old = [h.id for h in retrieve(request, old_docs, settings.engine).hits]
+        new = [h.id for h in retrieve(request, new_docs, settings.engine).hits]
         expected[(request.query, request.seed)] = compare_rankings(old, new,
                                                                    request.recall_budget)
     for row in rows:

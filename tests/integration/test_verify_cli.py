@@ -24,7 +24,7 @@ DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3}
 def env(redis_url: str, key_prefix: str) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
     return {**clean, "ROOKHAVEN_REDIS_URL": redis_url, "ROOKHAVEN_KEY_PREFIX": key_prefix,
-            "ROOKHAVEN_PROVIDER": "tfcosine"}
+            "ROOKHAVEN_ENGINE": "tfcosine"}
 
 
 @pytest.fixture

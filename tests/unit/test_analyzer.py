@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rookhaven.core.analyzer import Analyzer, normalize, split_tokens
+from rookhaven.core.analyzer import Analyzer, split_tokens
+from rookhaven.core.textrules import text_rules
 from rookhaven.errors import ConfigError
 
 
@@ -20,6 +21,7 @@ def test_nfkc_folds_fullwidth_forms_and_ligatures() -> None:
 
 
 def test_casefold_makes_sharp_s_meet_double_s() -> None:
+    normalize = text_rules("14.0").normalize
     assert normalize("Größe") == normalize("GRÖSSE") == "grösse"
 
 
@@ -48,8 +50,12 @@ def test_unknown_stop_list_and_stemmer_are_config_errors_listing_the_choices() -
         Analyzer(stemmer="klingon")
 
 
-def test_analyzer_config_names_every_term_changing_choice() -> None:
+def test_analyzer_config_names_every_term_changing_choice_and_its_pins() -> None:
     assert Analyzer(stemmer="english").config() == {
+        "normalize": "nfkc-casefold", "split": "alnum-runs", "stopwords": "english-v1",
+        "stemmer": "english", "unicode": "14.0.0", "stemmer_algorithm": "snowball-english@3.1.0"}
+    # Engines frozen before pinning keep the config they recorded; their pins are the same.
+    assert Analyzer(stemmer="english", record_pins=False).config() == {
         "normalize": "nfkc-casefold", "split": "alnum-runs", "stopwords": "english-v1",
         "stemmer": "english"}
 

@@ -15,7 +15,9 @@ CORE = PACKAGE / "core"
 CORE_MAY_IMPORT = {"rookhaven.models", "rookhaven.errors"}
 CORE_FORBIDDEN_MODULES = {"os", "sys", "time", "datetime", "random", "logging", "socket",
                           "subprocess", "pathlib", "io", "redis", "celery", "mcp", "threading",
-                          "asyncio", "secrets", "uuid", "tempfile", "shutil"}
+                          "asyncio", "secrets", "uuid", "tempfile", "shutil",
+                          # an installed stemmer's version would decide terms (ADR 0011)
+                          "Stemmer", "snowballstemmer"}
 
 
 def _imports(path: Path) -> Iterator[str]:

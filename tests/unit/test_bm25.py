@@ -10,7 +10,7 @@ import pytest
 
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes, retrieve
 from rookhaven.core.corpus import Corpus
-from rookhaven.core.providers import make_provider
+from rookhaven.core.engines import make_provider
 from rookhaven.core.providers.bm25 import Bm25Provider
 from rookhaven.core.providers.impacts import idf
 from rookhaven.errors import ConfigError
@@ -60,7 +60,7 @@ def test_a_title_match_outweighs_the_same_match_in_the_body() -> None:
 
 
 def test_every_score_changing_parameter_is_in_the_config() -> None:
-    base = Bm25Provider().config()
+    base = make_provider("bm25").config()
     variants = [{"k1": 1.5}, {"b": 0.5}, {"prefix_weight": 0.3}, {"prefix_min_len": 3},
                 {"prefix_max_terms": 8}, {"coverage": 0.5}, {"synonym_weight": 0.25},
                 {"synonyms": {"quay": ["berth"]}}, {"field_weights": {"title": 3.0}},
@@ -147,7 +147,7 @@ def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score
 def test_bm25_is_the_default_provider_everywhere() -> None:
     from rookhaven.config import Settings
 
-    assert Settings().provider == Settings.from_mapping({}).provider == "bm25"
+    assert Settings().engine == Settings.from_mapping({}).engine == "bm25@2"
     result = retrieve(RetrievalRequest(query="tide"), CORPUS)
     assert result.audit.engine.name == "bm25"
     assert Retriever(CORPUS).provider.name == "bm25"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rookhaven.config import SPECS, Settings
-from rookhaven.errors import ConfigError, InvalidRequestError
+from rookhaven.errors import ConfigError, InputError, InvalidRequestError
 from rookhaven.models import RetrievalRequest
 
 
@@ -74,9 +74,16 @@ def test_every_setting_has_exactly_one_spec_and_its_default_comes_from_settings(
 
 
 def test_flags_named_like_a_setting_win_over_the_environment_and_others_are_ignored() -> None:
-    s = Settings.from_mapping({"ROOKHAVEN_VERIFY_SAMPLE": "50", "ROOKHAVEN_PROVIDER": "bm25"})
-    flagged = s.with_flags({"verify_sample": 7, "provider": None, "query": "crane"})
-    assert (flagged.verify_sample, flagged.provider) == (7, "bm25")
+    s = Settings.from_mapping({"ROOKHAVEN_VERIFY_SAMPLE": "50", "ROOKHAVEN_ENGINE": "bm25"})
+    flagged = s.with_flags({"verify_sample": 7, "engine": None, "query": "crane"})
+    assert (flagged.verify_sample, flagged.engine) == (7, "bm25@2")
+    assert s.with_flags({"engine": "bm25@1"}).engine == "bm25@1"
+    with pytest.raises(InputError, match="unknown engine 'bm25@9'; choose one of: tfcosine@1"):
+        s.with_flags({"engine": "bm25@9"})
+    with pytest.raises(ConfigError, match="ROOKHAVEN_ENGINE names an unknown engine"):
+        Settings.from_mapping({"ROOKHAVEN_ENGINE": "bm26"})
+    with pytest.raises(ConfigError, match="renamed ROOKHAVEN_ENGINE"):
+        Settings.from_mapping({"ROOKHAVEN_PROVIDER": "bm25"})
 
 
 def test_requests_take_their_defaults_from_settings_and_bad_ones_name_the_field() -> None:

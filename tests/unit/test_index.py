@@ -13,6 +13,7 @@ from rookhaven.core.corpus import Corpus
 from rookhaven.core.index import InvertedIndex, build_index
 from rookhaven.errors import ConfigError
 from rookhaven.models import Document
+from tests.reference_analysis import interpreter_split_tokens
 
 DOCS = [Document(id=f"d{i}", text=text, fields=fields) for i, (text, fields) in enumerate([
     ("Cranes lift containers; the crane rests.", {"title": "Crane report"}),
@@ -75,5 +76,5 @@ def test_a_field_weight_off_the_sixteenth_grid_is_refused() -> None:
 
 @pytest.mark.parametrize("text", ["Hello, World! x_y 3.5 a-b\\tc\\x1fd", "ﬁne Straße ＡＢＣ", "",
                                   "naïve café_au-lait", "\\x00\\x7f~^`|", "İstanbul ΣΑΣ"])
-def test_the_fast_splitter_agrees_with_the_analyzer(text: str) -> None:
-    assert index_module.split_fast(text) == split_tokens(text)
+def test_the_pinned_splitter_agrees_with_the_interpreter_on_long_assigned_text(text: str) -> None:
+    assert Analyzer().split_tokens(text) == split_tokens(text) == interpreter_split_tokens(text)

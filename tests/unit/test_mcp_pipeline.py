@@ -66,7 +66,7 @@ async def client(settings: Settings, backend: PipelineBackend) -> AsyncIterator[
 
 def expected_bytes() -> bytes:
     request = RetrievalRequest(query=QUERY["query"], recallBudget=4, seed="s1")
-    return canonical_bytes(retrieve(request, DOCS, Settings().provider))
+    return canonical_bytes(retrieve(request, DOCS, Settings().engine))
 
 
 def served_bytes(out: dict[str, Any]) -> bytes:

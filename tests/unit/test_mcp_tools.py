@@ -81,10 +81,10 @@ async def test_retrieve_inline_returns_the_same_bytes_as_the_library(
     request = RetrievalRequest(query="crane faults and tide windows", recallBudget=3,
                                seed="run-1")
     documents = load_documents(corpus, max_docs=100)
-    expected = retrieve(request, documents, Settings().provider)
+    expected = retrieve(request, documents, Settings().engine)
     served = RetrievalResult.model_validate(out["result"])
     assert canonical_bytes(served) == canonical_bytes(expected)
-    retriever = Retriever(documents, Settings().provider)
+    retriever = Retriever(documents, Settings().engine)
     assert out["result_key"] == result_key(request, retriever.corpus.digest, retriever.identity)
 
 

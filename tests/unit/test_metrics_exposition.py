@@ -24,7 +24,7 @@ def samples(text: bytes) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]
 def test_job_result_and_verification_counts_come_from_the_store() -> None:
     client = fakeredis.FakeRedis()
     store = Store(client, "m")
-    settings = Settings(provider="tfcosine")
+    settings = Settings(engine="tfcosine@1")
     pipe = inline_pipeline(store, settings)
     pipe.add_corpus([Document(id="a", text="crane fault"), Document(id="b", text="tide")], "p")
     pipe.submit_many([RetrievalRequest(query="crane", seed=f"s{i}") for i in range(4)], "p")

@@ -19,7 +19,7 @@ DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(batch_size=4, job_max_attempts=2, sweep_after=60, provider="tfcosine")
+    return Settings(batch_size=4, job_max_attempts=2, sweep_after=60, engine="tfcosine@1")
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_a_worker_stores_the_same_bytes_as_inline_retrieve(pipeline: Pipeline,
     request = RetrievalRequest(query="crane delay and tide", recallBudget=5, seed="s")
     ref = pipeline.submit(request, "port")
     assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["done"]
-    inline = retrieve(request, DOCS, settings.provider)
+    inline = retrieve(request, DOCS, settings.engine)
     assert pipeline.result(ref.result_key) == canonical_bytes(inline)
     assert pipeline.audit(ref.result_key) == canonical_bytes(inline.audit)
     assert pipeline.job(ref.job_id).state == "done"

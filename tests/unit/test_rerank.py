@@ -30,7 +30,7 @@ REQUESTS = [RetrievalRequest(query=f"crane {i % 5} and tide {i % 3}", recallBudg
 def pipeline() -> Iterator[Pipeline]:
     client = fakeredis.FakeRedis()
     store = Store(client, "r")
-    settings = Settings(provider="tfcosine", batch_size=5)
+    settings = Settings(engine="tfcosine@1", batch_size=5)
     pipe = inline_pipeline(store, settings)
     pipe.add_corpus(OLD, "port")
     pipe.submit_many(REQUESTS, "port")

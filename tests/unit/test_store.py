@@ -50,7 +50,7 @@ def corpus(n: int = 12, tag: str = "") -> Corpus:
 
 def spec(key: str = "sha256:" + "a" * 64, query: str = "crane") -> JobSpec:
     return JobSpec(key=key, request=RetrievalRequest(query=query), corpus_digest="sha256:c",
-                   provider="tfcosine", params={})
+                   provider="tfcosine@1", params={})
 
 
 # Corpora and the registry
@@ -291,7 +291,7 @@ def test_canonical_result_bytes_are_what_the_store_keeps(store: Store) -> None:
 def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:
     client = fakeredis.FakeRedis()
     store = Store(client, "c")
-    settings = Settings(provider="tfcosine")
+    settings = Settings(engine="tfcosine@1")
     pipe = inline_pipeline(store, settings)
     pipe.add_corpus([Document(id="a", text="crane"), Document(id="b", text="tide")], "port")
     pipe.submit_many([RetrievalRequest(query="crane", seed=f"s{i}") for i in range(3)], "port")

@@ -21,7 +21,7 @@ QUERIES = ["crane and tide", "berth 2, delay", "tide 1 plus crane 3", "delay"]
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(provider="tfcosine", batch_size=10)
+    return Settings(engine="tfcosine@1", batch_size=10)
 
 
 @pytest.fixture

@@ -87,6 +87,8 @@ class Bm25Provider:
     version: str = "1"
     scale: int = SCALE
     merge: str = "whole-query"
+    # Put the exact parameters into config(), so an audit alone rebuilds this provider.
+    record_parameters: bool = False
 
     def __post_init__(self) -> None:
         if not self.k1 >= 0 or not 0 <= self.b <= 1:
@@ -100,9 +102,20 @@ class Bm25Provider:
     def _synonyms(self) -> dict[str, tuple[str, ...]]:
         return analyzed_synonyms(self.synonyms, self.analyzer)
 
+    def parameters(self) -> dict[str, Any]:
+        """The parameters this provider was built with, JSON-ready and in a fixed order."""
+        return {
+            "stopwords": self.analyzer.stopwords, "stemmer": self.analyzer.stemmer,
+            "k1": self.k1, "b": self.b, "prefix_weight": self.prefix_weight,
+            "prefix_min_len": self.prefix_min_len, "prefix_max_terms": self.prefix_max_terms,
+            "coverage": self.coverage, "synonym_weight": self.synonym_weight,
+            "synonyms": {k: list(self.synonyms[k]) for k in sorted(self.synonyms)},
+            "field_weights": {k: float(self.field_weights[k]) for k in sorted(self.field_weights)},
+        }
+
     def config(self) -> dict[str, Any]:
         syn = self._synonyms
-        return {
+        config = {
             "analyzer": self.analyzer.config(), "k1": self.k1, "b": self.b,
             "idf": "ln(1+(N-df+0.5)/(df+0.5))", "scale_bits": SCALE.bit_length() - 1,
             "prefix_weight": _fraction("prefix_weight", self.prefix_weight, WEIGHT_BITS),
@@ -115,6 +128,9 @@ class Bm25Provider:
                          "digest": sha256_digest(canonical_bytes(sorted(syn.items())))},
             "field_weights": {k: float(self.field_weights[k]) for k in sorted(self.field_weights)},
         }
+        if self.record_parameters:
+            config["parameters"] = self.parameters()
+        return config
 
     def build(self, corpus: Corpus) -> Bm25Index:
         index = build_index(corpus, self.analyzer, self.field_weights)

@@ -52,9 +52,15 @@ class TfCosineProvider:
     version: str = "1"
     scale: int = 1 << SCALE_BITS
     merge: str = "max-subquery"
+    # Put the exact parameters into config(), so an audit alone rebuilds this provider.
+    record_parameters: bool = False
 
     def config(self) -> dict[str, Any]:
-        return {"analyzer": self.analyzer.config()}
+        config: dict[str, Any] = {"analyzer": self.analyzer.config()}
+        if self.record_parameters:
+            config["parameters"] = {"stopwords": self.analyzer.stopwords,
+                                    "stemmer": self.analyzer.stemmer}
+        return config
 
     def build(self, corpus: Corpus) -> TfCosineIndex:
         postings: dict[str, list[tuple[int, int]]] = {}

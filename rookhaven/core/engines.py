@@ -1,0 +1,159 @@
+"""The engine registry: every released engine version, frozen, by ``name@version``.
+
+A released version never changes: its analysis pins (Unicode version, stemmer), formula,
+merge semantics and parameter defaults stay as they were, pinned by its goldens under
+``tests/golden/<name>@<version>/``. Changing ranking behaviour means adding a version here
+(docs/adr/0012-engine-registry.md). A bare name means that provider's default version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError, UnknownProviderError
+from ..models import Engine
+from .analyzer import STEMMERS, Analyzer
+from .identity import CORE_VERSION
+from .providers.base import ScoringProvider
+from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
+from .providers.tfcosine import TfCosineProvider
+
+ANALYZER_PARAMS = ("stopwords", "stemmer")
+# Provider fields no parameter may set: they name the semantics or are fixed by the version.
+_FIXED = ("analyzer", "name", "version", "scale", "merge", "record_parameters")
+
+
+def _tunable(cls: type[Any]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in _FIXED)
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """One released engine version: what it pins and how to build it from parameters."""
+
+    name: str
+    version: str
+    provider: type[Any]
+    summary: str
+    golden: str  # sha256 of tests/golden/<ref>/MANIFEST.json: the bytes this version pinned
+    unicode: str = "14.0"
+    default_stemmer: str = "none"
+    # Engines released before pinning record the config they always did (no pins, no
+    # parameters); their pins are stated here instead, and their parameters are read
+    # back from the recorded config.
+    records_pins: bool = True
+
+    @property
+    def ref(self) -> str:
+        """``name@version``, how users and job records name it."""
+        return f"{self.name}@{self.version}"
+
+    @property
+    def label(self) -> Engine:
+        """What its audits record as the engine."""
+        return Engine(name=self.name, version=f"{CORE_VERSION}.{self.version}")
+
+    @property
+    def stemmer_algorithm(self) -> str:
+        """The stemming algorithm of its default analysis."""
+        return STEMMERS[self.default_stemmer] or "none"
+
+    def parameters(self) -> tuple[str, ...]:
+        """Every parameter ``build`` accepts, the analyzer's first."""
+        return ANALYZER_PARAMS + _tunable(self.provider)
+
+    def build(self, **params: Any) -> ScoringProvider:
+        """The provider of this version with ``params`` (each one it accepts, or an error)."""
+        unknown = sorted(set(params) - set(self.parameters()))
+        if unknown:
+            raise ConfigError(f"{self.ref} has no parameter(s) {', '.join(unknown)}; it "
+                              f"accepts {', '.join(self.parameters())}")
+        analyzer = Analyzer(stopwords=params.pop("stopwords", "english-v1"),
+                            stemmer=params.pop("stemmer", self.default_stemmer),
+                            unicode=self.unicode, record_pins=self.records_pins)
+        extra = {} if not self.records_pins else {"record_parameters": True}
+        provider: ScoringProvider = self.provider(analyzer=analyzer, version=self.version,
+                                                  **extra, **params)
+        return provider
+
+    def params_from_config(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The parameters a recorded config was built with, or None if it cannot tell."""
+        try:
+            return _READERS[self.provider, self.records_pins](config["params"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def _given(params: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(params["parameters"])
+
+
+def _bm25_v1(params: Mapping[str, Any]) -> dict[str, Any] | None:
+    if params["synonyms"]["count"]:
+        return None  # recorded only as a digest; the job record held them
+    analyzer = params["analyzer"]
+    return {"stopwords": analyzer["stopwords"], "stemmer": analyzer["stemmer"],
+            "k1": params["k1"], "b": params["b"],
+            "prefix_weight": params["prefix_weight"] / (1 << WEIGHT_BITS),
+            "prefix_min_len": params["prefix_min_len"],
+            "prefix_max_terms": params["prefix_max_terms"],
+            "coverage": params["coverage"] / (1 << COVERAGE_BITS),
+            "synonym_weight": params["synonym_weight"] / (1 << WEIGHT_BITS),
+            "field_weights": dict(params["field_weights"])}
+
+
+def _tfcosine_v1(params: Mapping[str, Any]) -> dict[str, Any] | None:
+    analyzer = params["analyzer"]
+    return {"stopwords": analyzer["stopwords"], "stemmer": analyzer["stemmer"]}
+
+
+_READERS: dict[tuple[type[Any], bool], Callable[[Mapping[str, Any]], dict[str, Any] | None]] = {
+    (Bm25Provider, False): _bm25_v1,
+    (Bm25Provider, True): _given,
+    (TfCosineProvider, False): _tfcosine_v1,
+    (TfCosineProvider, True): _given,
+}
+
+ENGINES: tuple[EngineSpec, ...] = (
+    EngineSpec("tfcosine", "1", TfCosineProvider, records_pins=False,
+               golden="sha256:2e49bfe31f27c8b07f2387d58d1ce45647d765beb657b1ef8bf036f83694829b",
+               summary="the simple reference: cosine of raw term counts, exact"),
+    EngineSpec("bm25", "1", Bm25Provider, default_stemmer="english", records_pins=False,
+               golden="sha256:f28db6191c05689b6e2cc37814b7d53a48b97afd146da80ed8c1f5a425707caa",
+               summary="BM25F with prefixes, synonyms and coverage, in exact integers"),
+    EngineSpec("bm25", "2", Bm25Provider, default_stemmer="english",
+               golden="sha256:7ac16d734b0ffc1f2b6af731da7f905efdb8d7241218c4b286a16626bc5c0299",
+               summary="bm25@1's ranking with its pins and parameters in every audit"),
+)
+BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
+# The version a bare provider name means: its newest release.
+DEFAULT_VERSIONS: Mapping[str, str] = {spec.name: spec.version for spec in ENGINES}
+
+
+def engine_spec(ref: str) -> EngineSpec:
+    """The engine ``ref`` names: ``name@version``, or ``name`` for its default version."""
+    name, _, version = ref.partition("@")
+    spec = BY_REF.get(f"{name}@{version or DEFAULT_VERSIONS.get(name, '')}")
+    if spec is None:
+        known = ", ".join([*BY_REF, *DEFAULT_VERSIONS])
+        raise UnknownProviderError(f"unknown engine {ref!r}; choose one of: {known}")
+    return spec
+
+
+def stored_engine(ref: str) -> EngineSpec:
+    """The engine a stored job record names. Records made before engines had versions say
+    only the provider's name, and then meant its first version."""
+    return engine_spec(ref if "@" in ref else f"{ref}@1")
+
+
+def engine_of(label: Mapping[str, Any]) -> EngineSpec | None:
+    """The installed engine whose audits record ``label`` (``{"name", "version"}``), if any."""
+    return next((s for s in ENGINES if s.label.model_dump() == dict(label)), None)
+
+
+def make_provider(ref: str, **params: Any) -> ScoringProvider:
+    """The provider of engine ``ref`` built with ``params``."""
+    return engine_spec(ref).build(**params)
