@@ -78,14 +78,16 @@ class MemoryBackend:
             raise StoreUnavailableError("Error 111 connecting to 127.0.0.1:6379. "
                                         "Connection refused.")
 
-    def retrieve(self, request: RetrievalRequest, corpus: str | None) -> Retrieval:
+    def retrieve(self, request: RetrievalRequest, corpus: str | None,
+                 engine: str | None = None) -> Retrieval:
         self._reachable()
-        done = self.inline.retrieve(request, corpus)
+        done = self.inline.retrieve(request, corpus, engine)
         return dataclasses.replace(done, mode="pipeline", reason="a worker answered")
 
-    def submit(self, request: RetrievalRequest, corpus: str | None) -> JobOutput:
+    def submit(self, request: RetrievalRequest, corpus: str | None,
+               engine: str | None = None) -> JobOutput:
         self._reachable()
-        done = self.inline.retrieve(request, corpus)
+        done = self.inline.retrieve(request, corpus, engine)
         self.stored.setdefault(done.result_key, canonical_bytes(done.result))
         job_id = "job-" + done.result_key.removeprefix("sha256:")[:16]
         self.jobs[job_id] = JobOutput(job_id=job_id, result_key=done.result_key, state="done",

@@ -33,6 +33,7 @@ SUBCOMMANDS = (
     "verify",
     "rerank",
     "metrics",
+    "engines",
 )
 
 
@@ -86,6 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rookhaven: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): nothing is wrong, and nothing more to say.
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return status
 
 

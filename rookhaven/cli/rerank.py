@@ -38,8 +38,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--requests", type=Path, help="JSON-lines file of requests instead")
     parser.add_argument("--baseline", help="with --requests: the corpus they first ran on")
     parser.add_argument("--to-corpus", help="target corpus (default: each query's own)")
-    parser.add_argument("--provider", dest="target_provider",
-                        help="target provider (default: each query's own)")
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--to-engine", dest="target_provider", metavar="NAME@VERSION",
+                        help="target engine (default: each query's own); see rookhaven engines")
+    target.add_argument("--provider", dest="target_provider", metavar="NAME",
+                        help="target: the newest engine version of provider NAME")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="target provider parameter, VALUE as JSON (repeatable)")
     parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
@@ -92,7 +95,7 @@ def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
                                      f"({exc.msg})") from None
         return RerankSpec(source="file", requests=requests, baseline=args.baseline, **common)
     if target is None and args.target_provider is None:
-        raise InputError("nothing to compare against: give --to-corpus and/or --provider")
+        raise InputError("nothing to compare against: give --to-corpus and/or --to-engine")
     return RerankSpec(source="audits",
                       corpus=store.corpora.resolve(args.corpus) if args.corpus else None,
                       since=args.since, until=args.until if args.until else store.now(),

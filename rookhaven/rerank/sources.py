@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from ..core.recipe import recipe_of
 from ..errors import InputError
 from ..models import RetrievalRequest
 from ..store import Store
@@ -23,7 +26,8 @@ class Historical:
 
 
 def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
-    """The stored results ``spec`` selects, oldest first, and how many had no job record."""
+    """The stored results ``spec`` selects, oldest first, and how many had no complete recipe
+    (no job record, and an audit that keeps some parameter only as a digest)."""
     corpus = store.corpora.resolve(spec.corpus) if spec.corpus else None
     keys = [k for k, _ in store.audits.scan(corpus=corpus, since=spec.since, until=spec.until)]
     if spec.limit is not None:
@@ -33,11 +37,18 @@ def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
     for at in range(0, len(keys), 1000):
         page = keys[at: at + 1000]
         for key, job in zip(page, store.jobs.get_many(page), strict=True):
-            if job is None:
+            if job is not None:
+                found.append(Historical(request=job.request, corpus_digest=job.corpus_digest,
+                                        provider=job.provider, params=job.params, old_key=key))
+                continue
+            # No job record: the audit is the recipe, when it holds every parameter.
+            recipe = recipe_of(orjson.loads(store.results.audit(key)))
+            if recipe is None or recipe.params is None:
                 skipped += 1
                 continue
-            found.append(Historical(request=job.request, corpus_digest=job.corpus_digest,
-                                    provider=job.provider, params=job.params, old_key=key))
+            found.append(Historical(request=recipe.request, corpus_digest=recipe.corpus_digest,
+                                    provider=recipe.engine.ref, params=recipe.params,
+                                    old_key=key))
     return found, skipped
 
 

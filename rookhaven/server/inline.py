@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..config import Settings
 from ..core.engine import Retriever
+from ..core.engines import engine_spec
 from ..core.identity import result_key
 from ..corpusfile import load_corpus
 from ..errors import ConfigError, NotFoundError
@@ -36,6 +37,8 @@ class InlineBackend:
         self._reason = reason
         self._lock = threading.Lock()
         self._loaded: tuple[tuple[int, int] | None, Retriever] | None = None
+        # Engine ref -> (the default retriever it was built beside, its own retriever).
+        self._others: dict[str, tuple[Retriever, Retriever]] = {}
 
     @property
     def _path(self) -> Path:
@@ -59,15 +62,22 @@ class InlineBackend:
                 self._loaded = (stamp, Retriever(corpus, self._settings.engine))
             return self._loaded[1]
 
-    def _resolve(self, corpus: str | None) -> Retriever:
+    def _resolve(self, corpus: str | None, engine: str | None = None) -> Retriever:
         retriever = self.retriever()
         if corpus is None or corpus in (self.name, retriever.corpus.digest):
-            return retriever
+            ref = engine_spec(engine or self._settings.engine).ref
+            if ref == engine_spec(self._settings.engine).ref:
+                return retriever
+            with self._lock:  # another engine over the same loaded corpus, built once
+                if self._others.get(ref, (None,))[0] is not retriever:
+                    self._others[ref] = (retriever, Retriever(retriever.corpus, ref))
+                return self._others[ref][1]
         raise NotFoundError(f"unknown corpus {corpus!r}; this server has only {self.name!r} "
                             f"({retriever.corpus.digest}); see list_corpora")
 
-    def retrieve(self, request: RetrievalRequest, corpus: str | None) -> Retrieval:
-        retriever = self._resolve(corpus)
+    def retrieve(self, request: RetrievalRequest, corpus: str | None,
+                 engine: str | None = None) -> Retrieval:
+        retriever = self._resolve(corpus, engine)
         return Retrieval(
             result=retriever.retrieve(request),
             result_key=result_key(request, retriever.corpus.digest, retriever.identity),
@@ -81,7 +91,8 @@ class InlineBackend:
             default=True, source=str(self._path),
         )])
 
-    def submit(self, request: RetrievalRequest, corpus: str | None) -> JobOutput:
+    def submit(self, request: RetrievalRequest, corpus: str | None,
+               engine: str | None = None) -> JobOutput:
         raise needs_pipeline("submit_retrieval")
 
     def job(self, job_id: str) -> JobOutput:

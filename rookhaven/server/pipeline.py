@@ -59,17 +59,18 @@ class PipelineBackend:
     def _from_file(self, corpus: str | None) -> bool:
         return self.settings.corpus_path is not None and corpus in (None, self._file.name)
 
-    def retrieve(self, request: RetrievalRequest, corpus: str | None) -> Retrieval:
+    def retrieve(self, request: RetrievalRequest, corpus: str | None,
+                 engine: str | None = None) -> Retrieval:
         ref = corpus or "latest"
         try:
             digest = self.store.corpora.resolve(ref)
         except NotFoundError:
             if self._from_file(corpus):
-                return self._file.retrieve(request, corpus)
+                return self._file.retrieve(request, corpus, engine)
             raise
         if self.workers_alive():
-            return self._through_workers(request, ref, digest)
-        spec = self.pipeline.spec(request, digest)
+            return self._through_workers(request, ref, digest, engine)
+        spec = self.pipeline.spec(request, digest, engine)
         if self.store.results.exists(spec.key):
             return Retrieval(result=self.result(spec.key), result_key=spec.key,
                              mode="pipeline", reason="result already stored", corpus=ref)
@@ -79,8 +80,9 @@ class PipelineBackend:
                          reason="no live worker; ranked the stored corpus in this server",
                          corpus=ref)
 
-    def _through_workers(self, request: RetrievalRequest, ref: str, digest: str) -> Retrieval:
-        job = self.pipeline.submit(request, digest)
+    def _through_workers(self, request: RetrievalRequest, ref: str, digest: str,
+                         engine: str | None) -> Retrieval:
+        job = self.pipeline.submit(request, digest, engine)
         if job.state != "done":
             record = self.pipeline.wait(job.job_id, self.wait)
             if record.state == "failed":
@@ -90,8 +92,9 @@ class PipelineBackend:
         return Retrieval(result=self.result(job.result_key), result_key=job.result_key,
                          mode="pipeline", reason=reason, corpus=ref)
 
-    def submit(self, request: RetrievalRequest, corpus: str | None) -> JobOutput:
-        job = self.pipeline.submit(request, corpus or "latest")
+    def submit(self, request: RetrievalRequest, corpus: str | None,
+               engine: str | None = None) -> JobOutput:
+        job = self.pipeline.submit(request, corpus or "latest", engine)
         return JobOutput(job_id=job.job_id, result_key=job.result_key, state=job.state)
 
     def job(self, job_id: str) -> JobOutput:

@@ -56,6 +56,8 @@ Seed = Annotated[str | None, Field(description="seed for every tie-break "
                                                "(default: ROOKHAVEN_DEFAULT_SEED)")]
 CorpusRef = Annotated[str | None, Field(description="corpus name or digest (default: the "
                                                     "server's default corpus; see list_corpora)")]
+EngineRef = Annotated[str | None, Field(description="engine NAME@VERSION, or NAME for its newest "
+                                                    "version (default: the server's engine)")]
 Decompose = Annotated[bool, Field(description="split the query into subqueries (default true)")]
 Key = Annotated[str, Field(min_length=1, description="a result key (sha256:...)")]
 InjectedState = Annotated[State, Resolve(state_of)]
@@ -73,6 +75,7 @@ def build_request(settings: Settings, query: str, recall_budget: int | None, see
 async def retrieve(
     state: InjectedState, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
+    engine: EngineRef = None,
 ) -> RetrieveOutput:
     """Rank a corpus for a query and return the full result with its audit record.
 
@@ -82,7 +85,7 @@ async def retrieve(
     """
     started = time.perf_counter()
     request = build_request(state.settings, query, recallBudget, seed, decompose)
-    done = await off_loop(state.backend.retrieve, request, corpus)
+    done = await off_loop(state.backend.retrieve, request, corpus, engine)
     return RetrieveOutput(result_key=done.result_key, result=done.result, metadata=RunInfo(
         mode=done.mode, reason=done.reason, corpus=done.corpus,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -92,6 +95,7 @@ async def retrieve(
 async def submit_retrieval(
     state: InjectedState, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
+    engine: EngineRef = None,
 ) -> JobOutput:
     """Queue a retrieval and return its job id and result key at once.
 
@@ -99,7 +103,7 @@ async def submit_retrieval(
     done. A request whose result is already stored is answered as done without queueing.
     """
     request = build_request(state.settings, query, recallBudget, seed, decompose)
-    return await off_loop(state.backend.submit, request, corpus)
+    return await off_loop(state.backend.submit, request, corpus, engine)
 
 
 async def get_job(state: InjectedState,

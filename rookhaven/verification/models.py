@@ -6,11 +6,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# match: the replay gave the stored bytes. mismatch: same engine, other bytes (tampering or
-# nondeterminism). drift: made by another engine version or configuration (reported, no
-# alarm). missing-corpus / missing-result / no-recipe: cannot be replayed at all.
-Outcome = Literal["match", "mismatch", "drift", "missing-corpus", "missing-result", "no-recipe"]
-ALARMS: frozenset[str] = frozenset({"mismatch", "missing-corpus", "missing-result", "no-recipe"})
+# match: the engine the audit names, replayed from the audit's recipe, gave the stored bytes
+# under the stored key. mismatch: other bytes (tampering or nondeterminism). wrong-key: the
+# recipe does not lead to the key the bytes are stored under (a result moved or rewritten
+# for another request). unreplayable: made by an engine this install lacks (install a
+# Rookhaven that has it). missing-corpus / missing-result / no-recipe: cannot be replayed.
+# drift is no longer produced (every released engine stays installed); old run records
+# may still count it.
+Outcome = Literal["match", "mismatch", "wrong-key", "unreplayable", "drift", "missing-corpus",
+                  "missing-result", "no-recipe"]
+ALARMS: frozenset[str] = frozenset({"mismatch", "wrong-key", "unreplayable", "missing-corpus",
+                                    "missing-result", "no-recipe"})
 
 
 class Verdict(BaseModel):

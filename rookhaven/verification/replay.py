@@ -13,9 +13,11 @@ import orjson
 
 from ..config import Settings
 from ..core.canonical import canonical_bytes
+from ..core.engines import engine_of
+from ..core.identity import result_key
 from ..core.jsondiff import hits_first
+from ..core.recipe import recipe_of
 from ..errors import NotFoundError
-from ..models import RetrievalRequest
 from ..pipeline import Executor, RetrieverCache
 from ..store import JobSpec, Store
 from .models import Verdict
@@ -49,28 +51,22 @@ class Replayer:
         self.executor = Executor(store, settings, cache=cache)
 
     def recipe(self, key: str, audit: dict[str, Any]) -> JobSpec | None:
-        """How ``key`` was made: its job record, else what the audit alone can tell."""
-        try:
-            job = self.store.jobs.get(key)
-        except NotFoundError:
-            job = None
-        if job is not None:
-            return JobSpec(key=key, request=job.request, corpus_digest=job.corpus_digest,
-                           provider=job.provider, params=job.params)
-        try:
-            request = RetrievalRequest(query=audit["query"], recall_budget=audit["recall_budget"],
-                                       seed=audit["seed"], decompose=audit["decompose"])
-            provider = audit["config"]["provider"]
-            _, identity = self.executor.cache.provider(provider, {})
-        except (KeyError, TypeError, ValueError):
+        """How ``key`` was made, from its audit (``core.recipe``); the job record only for
+        what an old engine's audit kept as a digest. None if neither can tell."""
+        found = recipe_of(audit)
+        if found is None:
             return None
-        if identity.config_digest != audit.get("config_digest"):
-            return None  # made with non-default parameters that only the job record held
-        return JobSpec(key=key, request=request, corpus_digest=audit["corpus_digest"],
-                       provider=provider, params={})
+        params = found.params
+        if params is None:
+            try:
+                params = self.store.jobs.get(key).params
+            except NotFoundError:
+                return None
+        return JobSpec(key=key, request=found.request, corpus_digest=found.corpus_digest,
+                       provider=found.engine.ref, params=params)
 
     def replay(self, key: str) -> Verdict:
-        """Replay the result stored under ``key`` and say how it compares."""
+        """Replay the result stored under ``key`` with the engine its audit names."""
         try:
             stored = self.store.results.get(key)
             stored_audit = self.store.results.audit(key)
@@ -78,35 +74,37 @@ class Replayer:
             return Verdict(key=key, outcome="missing-result", detail=str(exc))
         audit = _parse(stored_audit)
         embedded = _parse(stored)
-        # The result embeds its audit: both copies must agree before the audit is trusted,
-        # or an edited engine version could pass tampering off as drift.
+        # The result embeds its audit: both copies must agree before the audit is trusted.
         if not isinstance(embedded, dict) or canonical_bytes(embedded.get("audit")) != stored_audit:
             where = (where_bytes_differ(canonical_bytes(embedded.get("audit")), stored_audit)
                      if isinstance(embedded, dict) else where_bytes_differ(stored, b""))
             return Verdict(key=key, outcome="mismatch", stored_engine=_engine(audit),
                            where=f"audit copies disagree at {where}",
                            detail="the result's embedded audit differs from the stored audit")
-        spec = self.recipe(key, audit if isinstance(audit, dict) else {})
-        if spec is None:
-            return Verdict(key=key, outcome="no-recipe",
-                           detail="no job record, and the audit alone cannot rebuild the request")
+        audit = audit if isinstance(audit, dict) else {}
         stored_engine = _engine(audit)
+        if engine_of(audit.get("engine") or {}) is None:
+            return Verdict(key=key, outcome="unreplayable", stored_engine=stored_engine,
+                           detail=f"made by engine {stored_engine}, which this install does not "
+                                  "have; run the verifier from a Rookhaven release that has it")
+        spec = self.recipe(key, audit)
+        if spec is None:
+            return Verdict(key=key, outcome="no-recipe", stored_engine=stored_engine,
+                           detail="the audit cannot rebuild the request or the parameters, "
+                                  "and no job record holds them")
         try:
             self.store.corpora.entry(spec.corpus_digest)
         except NotFoundError as exc:
             return Verdict(key=key, outcome="missing-corpus", corpus_digest=spec.corpus_digest,
                            stored_engine=stored_engine, detail=str(exc))
         _, identity = self.executor.cache.provider(spec.provider, spec.params)
-        current = f"{identity.engine.name} {identity.engine.version}"
         base = {"key": key, "corpus_digest": spec.corpus_digest, "stored_engine": stored_engine,
-                "current_engine": current}
-        if stored_engine != current or (isinstance(audit, dict)
-                                        and audit.get("config_digest") != identity.config_digest):
-            retriever = self.executor.cache.get(spec.corpus_digest, spec.provider, spec.params)
-            replayed = canonical_bytes(retriever.result_data(spec.request))
-            changed = replayed != stored
-            return Verdict(**base, outcome="drift", changed=changed,
-                           where=where_bytes_differ(stored, replayed) if changed else None)
+                "current_engine": spec.provider}
+        recomputed = result_key(spec.request, spec.corpus_digest, identity)
+        if recomputed != key:
+            return Verdict(**base, outcome="wrong-key", where="result key",
+                           detail=f"its recipe gives the key {recomputed}: these bytes were "
+                                  "stored under another result's key")
         result, replayed_audit = self.executor.compute(spec)
         if result == stored and replayed_audit == stored_audit:
             return Verdict(**base, outcome="match")

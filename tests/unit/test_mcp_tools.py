@@ -88,6 +88,18 @@ async def test_retrieve_inline_returns_the_same_bytes_as_the_library(
     assert out["result_key"] == result_key(request, retriever.corpus.digest, retriever.identity)
 
 
+async def test_retrieve_takes_an_engine_by_name_at_version_and_refuses_an_unknown_one(
+        inline: Client) -> None:
+    args = {"query": "crane faults and tide windows", "seed": "e"}
+    first = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25@1"}))
+    newest = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25"}))
+    assert first["result"]["audit"]["engine"] == {"name": "bm25", "version": "1.1"}
+    assert newest["result"]["audit"]["engine"] == {"name": "bm25", "version": "1.2"}
+    assert first["result_key"] != newest["result_key"]
+    assert "unknown engine 'bm25@7'" in error_text(
+        await inline.call_tool("retrieve", {**args, "engine": "bm25@7"}))
+
+
 async def test_retrieve_says_it_ran_inline_and_keeps_that_outside_the_result(
         inline: Client) -> None:
     out = ok(await inline.call_tool("retrieve", {"query": "berth delays"}))

@@ -1,4 +1,4 @@
-"""The verifier on fakeredis: clean stores verify, tampering alarms, drift is only reported."""
+"""The verifier on fakeredis: clean stores verify under every engine, tampering alarms."""
 
 from __future__ import annotations
 
@@ -76,18 +76,61 @@ def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipel
     assert verdict.where is not None and "audit copies disagree" in verdict.where
 
 
-def test_a_result_from_another_engine_version_is_drift_without_an_alarm(
+def _store_made_by(pipeline: Pipeline, engine: str, request: RetrievalRequest,
+                   params: dict[str, object] | None = None) -> str:
+    digest = pipeline.store.corpora.resolve("port")
+    spec = pipeline.spec(request, digest, engine, params)
+    pipeline.store.jobs.create(spec)
+    Executor(pipeline.store, pipeline.settings).run([spec.key], "w")
+    return spec.key
+
+
+def test_every_installed_engine_replays_byte_for_byte_without_its_job_record(
+        pipeline: Pipeline) -> None:
+    made = [_store_made_by(pipeline, engine, RetrievalRequest(query="crane 7 and berth 3",
+                                                              seed=engine), params)
+            for engine, params in (("bm25@1", {"k1": 0.9}), ("bm25@2", {"b": 0.5}),
+                                   ("bm25@2", {"synonyms": {"quay": ["berth"]}}),
+                                   ("tfcosine@1", {"stemmer": "english"}))]
+    for key in keys(pipeline):
+        pipeline.store.client.delete(pipeline.store.keys.job(key))
+    run = verifier(pipeline).run(Selection(all=True))
+    assert (run.checked, run.matched, run.alarms, run.drift) == (8, 8, 0, 0)
+    assert {v.current_engine for v in run.verdicts if v.key in made} == {
+        "bm25@1", "bm25@2", "tfcosine@1"}
+
+
+def test_an_old_engine_result_with_synonyms_needs_its_job_record(pipeline: Pipeline) -> None:
+    key = _store_made_by(pipeline, "bm25@1", RetrievalRequest(query="quay", seed="x"),
+                         {"synonyms": {"quay": ["berth"]}})
+    (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
+    assert verdict.outcome == "match"  # the job record holds what the audit kept as a digest
+    pipeline.store.client.delete(pipeline.store.keys.job(key))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
+    assert (verdict.outcome, verdict.alarm) == ("no-recipe", True)
+
+
+def test_a_result_from_an_engine_this_install_lacks_is_an_alarm_naming_it(
         pipeline: Pipeline) -> None:
     request = RetrievalRequest(query="crane 7 and berth 3", seed="old")
     digest = pipeline.store.corpora.resolve("port")
-    spec = pipeline.spec(request, digest, "tfcosine")
-    pipeline.store.jobs.create(spec)
     old = Retriever(DOCS, TfCosineProvider(version="0")).retrieve(request)
-    pipeline.store.results.put(spec.key, digest, canonical_bytes(old), canonical_bytes(old.audit))
-    (verdict,) = verifier(pipeline).run(Selection(keys=[spec.key])).verdicts
-    assert (verdict.outcome, verdict.alarm) == ("drift", False)
-    assert (verdict.stored_engine, verdict.current_engine) == ("tfcosine 1.0", "tfcosine 1.1")
-    assert verdict.changed is True and verdict.where == "audit.engine.version"
+    pipeline.store.results.put("sha256:" + "0" * 64, digest, canonical_bytes(old),
+                               canonical_bytes(old.audit))
+    (verdict,) = verifier(pipeline).run(Selection(keys=["sha256:" + "0" * 64])).verdicts
+    assert (verdict.outcome, verdict.alarm) == ("unreplayable", True)
+    assert "tfcosine 1.0" in verdict.detail and "does not have" in verdict.detail
+
+
+def test_bytes_stored_under_another_requests_key_are_a_wrong_key_alarm(
+        pipeline: Pipeline) -> None:
+    first, second = keys(pipeline)[:2]
+    result, audit = pipeline.store.results.get(second), pipeline.store.results.audit(second)
+    pipeline.store.client.set(pipeline.store.keys.result(first), result)
+    pipeline.store.client.set(pipeline.store.keys.audit(first), audit)
+    (verdict,) = verifier(pipeline).run(Selection(keys=[first])).verdicts
+    assert (verdict.outcome, verdict.alarm, verdict.where) == ("wrong-key", True, "result key")
+    assert second in verdict.detail
 
 
 def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline) -> None:

@@ -1,0 +1,46 @@
+"""``rookhaven engines``: every installed engine version, what it pins, and which is the default.
+
+Every released version stays installed and replayable; the default is ROOKHAVEN_ENGINE.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import orjson
+
+from ..config import Settings
+from ..core.engines import DEFAULT_VERSIONS, ENGINES, engine_spec
+from .options import write_line
+from .tables import table
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("engines", help="list the installed engine versions",
+                                   description=__doc__)
+    parser.add_argument("--json", action="store_true", help="one JSON object per engine")
+    parser.set_defaults(run=run)
+
+
+def rows(settings: Settings) -> list[dict[str, Any]]:
+    """One plain record per installed engine."""
+    default = engine_spec(settings.engine).ref
+    return [{"engine": spec.ref, "label": f"{spec.label.name} {spec.label.version}",
+             "default": spec.ref == default,
+             "newest": DEFAULT_VERSIONS[spec.name] == spec.version, "status": "frozen",
+             "unicode": spec.unicode, "stemmer": spec.stemmer_algorithm,
+             "pins_in_audit": spec.records_pins, "golden": spec.golden,
+             "summary": spec.summary} for spec in ENGINES]
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    found = rows(settings)
+    if args.json:
+        for row in found:
+            write_line(orjson.dumps(row, option=orjson.OPT_SORT_KEYS))
+        return 0
+    print(table(["engine", "status", "unicode", "stemmer", "golden", "summary"], [
+        [r["engine"] + (" (default)" if r["default"] else ""), r["status"], r["unicode"],
+         r["stemmer"], r["golden"][:19] + "…", r["summary"]] for r in found]))
+    return 0
