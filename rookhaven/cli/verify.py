@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
 def summary(run: VerificationRun) -> str:
     """A few lines a person reads: counts, the sample, then every non-match."""
     lines = [f"verification {run.run_id}: {run.checked} checked, {run.matched} matched, "
-             f"{run.mismatched} mismatched, {run.drift} drift, {run.missing} not replayable; "
+             f"{run.mismatched} mismatched, {run.missing} not replayable; "
              f"{run.alarms} alarm{'s' * (run.alarms != 1)}"]
     if run.sample_seed is not None:
         lines.append(f"sample seed {run.sample_seed!r}, stratified by "
@@ -52,10 +52,7 @@ def summary(run: VerificationRun) -> str:
             continue
         label = "ALARM " + v.outcome if v.alarm else v.outcome
         where = f" at {v.where}" if v.where else ""
-        engines = (f" ({v.stored_engine} -> {v.current_engine}"
-                   f"{', ranking changed' if v.changed else ', same bytes'})"
-                   if v.outcome == "drift" else "")
-        lines.append(f"  {label:<22} {v.key}{where}{engines}{'  ' + v.detail if v.detail else ''}")
+        lines.append(f"  {label:<22} {v.key}{where}{'  ' + v.detail if v.detail else ''}")
     return "\n".join(lines)
 
 

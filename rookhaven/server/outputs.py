@@ -65,9 +65,10 @@ class VerifyOutput(BaseModel):
 
     result_key: str
     match: bool = Field(description="true when the replay gave the stored bytes")
-    outcome: str = Field(description="match, mismatch, drift (made by another engine "
-                                     "version), missing-corpus or no-recipe")
-    alarm: bool = Field(description="true when an operator should look (drift is not one)")
+    outcome: str = Field(description="match, mismatch, wrong-key (stored under another "
+                                     "request's key), unreplayable (made by an engine this "
+                                     "install lacks), missing-corpus or no-recipe")
+    alarm: bool = Field(description="true when an operator should look")
     where: str | None = Field(default=None, description="first differing field, e.g. hits[2].id")
     stored_engine: str | None = None
     current_engine: str | None = None

@@ -1,8 +1,8 @@
 """Replay one stored result with the same Executor the workers run, and classify the outcome.
 
-The recipe (request, corpus digest, provider, params) comes from the job record; the stored
-audit says which engine made the bytes. A result made by another engine version is drift,
-not an alarm: its key was computed for that engine, so the bytes are not expected to match.
+The recipe (engine, request, corpus digest, parameters) comes from the stored audit itself
+(``core.recipe``): every released engine stays installed, so each result is replayed by the
+engine that made it, and the key its recipe gives must be the key it is stored under.
 """
 
 from __future__ import annotations

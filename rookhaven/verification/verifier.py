@@ -80,8 +80,8 @@ class Verifier:
             started=started, finished=self.clock(), selection=selection, sample_seed=seed,
             keys=keys, checked=len(verdicts), matched=count["match"],
             mismatched=count["mismatch"], drift=count["drift"],
-            missing=sum(v.outcome.startswith("missing") or v.outcome == "no-recipe"
-                        for v in verdicts),
+            missing=sum(v.outcome.startswith("missing")
+                        or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),
             alarms=sum(v.alarm for v in verdicts), verdicts=verdicts,
         )
         self.store.verifications.record(run)

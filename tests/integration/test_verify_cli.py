@@ -1,5 +1,5 @@
 """``rookhaven verify`` against a real Redis: clean exits 0; one tampered byte exits 1 naming
-the key and the field; another engine version is drift; a deleted corpus alarms."""
+the key and the field; an engine this install lacks alarms; a deleted corpus alarms."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_one_tampered_byte_exits_1_and_names_the_key_and_field(
     assert record["verdicts"][0]["where"] == "hits[1].rank"
 
 
-def test_another_engine_version_is_drift_not_an_alarm(
+def test_a_result_of_an_engine_this_install_lacks_exits_1_naming_the_engine(
         pipeline: Pipeline, env: dict[str, str]) -> None:
     request = RetrievalRequest(query="reefer delay", seed="legacy")
     digest = pipeline.store.corpora.resolve("port")
@@ -77,8 +77,8 @@ def test_another_engine_version_is_drift_not_an_alarm(
     old = Retriever(DOCS, TfCosineProvider(version="0")).retrieve(request)
     pipeline.store.results.put(spec.key, digest, canonical_bytes(old), canonical_bytes(old.audit))
     done = verify(env, "--key", spec.key)
-    assert done.returncode == 0, done.stdout
-    assert "drift" in done.stdout and "tfcosine 1.0 -> tfcosine 1.1" in done.stdout
+    assert done.returncode == 1, done.stdout
+    assert "ALARM unreplayable" in done.stdout and "engine tfcosine 1.0" in done.stdout
 
 
 def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline, env: dict[str, str]) -> None:
