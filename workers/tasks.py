@@ -24,26 +24,30 @@ def _job_ids(value: Any) -> list[str]:
 
 
 def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
-    """Add Rookhaven's tasks to ``app``, each running against ``runtime``."""
+    """Add Rookhaven's tasks to ``app``, each running against ``runtime``.
 
-    @app.task(name=TASK_JOB)
+    ``shared=False``: Celery adds shared tasks to every app it finalizes, so a second app in
+    the process (``rookhaven demo``) would otherwise run the first app's closures.
+    """
+
+    @app.task(name=TASK_JOB, shared=False)
     def run_job(job_id: str) -> list[str]:
         """Run one job by id."""
         return runtime.executor().run(_job_ids([job_id]), runtime.instance)
 
-    @app.task(name=TASK_BATCH)
+    @app.task(name=TASK_BATCH, shared=False)
     def run_batch(job_ids: list[str]) -> list[str]:
         """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
         return runtime.executor().run(_job_ids(job_ids), runtime.instance)
 
-    @app.task(name=TASK_SWEEP)
+    @app.task(name=TASK_SWEEP, shared=False)
     def sweep() -> dict[str, Any]:
         """Enqueue again the jobs that have no result (the beat schedule runs this)."""
         report = runtime.pipeline().sweep()
         return {"requeued": len(report.requeued), "done": len(report.done),
                 "failed": len(report.failed), "skipped": report.skipped}
 
-    @app.task(name=TASK_VERIFY)
+    @app.task(name=TASK_VERIFY, shared=False)
     def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
         """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
         settings = runtime.settings.with_overrides(verify_sample=sample)

@@ -21,7 +21,7 @@ from tests.crosspython.pythons import newest_other_cpython, venv_python
 from tests.exact_fingerprint import fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
-NEEDS = "import numpy, orjson, pydantic, Stemmer"
+NEEDS = "import numpy, orjson, pydantic"
 
 
 def _candidates() -> list[str]:

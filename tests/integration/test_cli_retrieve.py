@@ -61,7 +61,7 @@ def test_the_corpus_and_defaults_come_from_the_environment() -> None:
     (["retrieve", "--corpus", str(CORPUS), "--query", "x" * 5000], {},
      "query is 5000 characters; the limit is 4096"),
     (["retrieve", "--corpus", str(CORPUS), "--query", "x", "--provider", "nope"], {},
-     "unknown provider 'nope'"),
+     "unknown engine 'nope'"),
     (["retrieve", "--corpus", str(CORPUS), "--query", "x"], {"ROOKHAVEN_MAX_RECALL": "many"},
      "ROOKHAVEN_MAX_RECALL must be a whole number"),
     (["retrieve", "--corpus", str(CORPUS), "--query", "x"], {"ROOKHAVEN_MAX_CORPUS_DOCS": "5"},

@@ -32,5 +32,5 @@ def test_demo_runs_the_pipeline_end_to_end_without_any_service_or_network() -> N
     assert "NOT durable" in out
     assert "cached=True, same key=True" in out
     assert "historical queries re-run on the edited corpus through the worker" in out
-    assert "0 mismatched, 0 drift, 0 not replayable; 0 alarms" in out
+    assert "0 mismatched, 0 not replayable; 0 alarms" in out
     assert "ALARM mismatch" in out and "at hits[0].rank" in out

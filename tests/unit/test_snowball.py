@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
+import sys
 
 import pytest
 
-from rookhaven.core.snowball import SNOWBALL_VERSION, EnglishStemmer
+from rookhaven.core.snowball import SNOWBALL_VERSION, EnglishStemmer, compiled_agrees
 from tests.conftest import ROOT, SHARED
 
 VENDORED = ROOT / "rookhaven" / "core" / "snowball"
@@ -42,8 +43,42 @@ def test_vendored_files_are_the_upstream_bytes_their_header_names(name: str) -> 
 def test_the_vendored_stemmer_reproduces_the_golden_stems() -> None:
     pairs = golden_pairs()
     assert len(pairs) == 22860
-    stems = EnglishStemmer().stem_words([w for w, _ in pairs])
+    stems = EnglishStemmer(compiled=False).stem_words([w for w, _ in pairs])
     assert [(w, s) for (w, _), s in zip(pairs, stems, strict=True)] == pairs
+
+
+def test_the_compiled_path_is_taken_only_when_it_is_the_same_release_and_agrees() -> None:
+    assert compiled_agrees()  # PyStemmer 3.1.0 is a pinned dependency
+    pairs = golden_pairs()
+    assert EnglishStemmer().stem_words([w for w, _ in pairs]) == [s for _, s in pairs]
+
+
+class _OtherRelease:
+    """A PyStemmer whose English stems one probe word differently (another Snowball)."""
+
+    @staticmethod
+    def version() -> str:
+        return SNOWBALL_VERSION
+
+    class Stemmer:
+        def __init__(self, algorithm: str) -> None:
+            self.algorithm = algorithm
+
+        def stemWords(self, words: list[str]) -> list[str]:
+            return ["ad" if w == "added" else w for w in words]
+
+
+def test_another_pystemmer_release_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled_agrees.cache_clear()
+    monkeypatch.setitem(sys.modules, "Stemmer", _OtherRelease)
+    try:
+        assert not compiled_agrees()
+        assert EnglishStemmer().stem("added") == "add"  # the vendored stem, not "ad"
+        monkeypatch.setitem(sys.modules, "Stemmer", None)  # not installed at all
+        compiled_agrees.cache_clear()
+        assert not compiled_agrees() and EnglishStemmer().stem("added") == "add"
+    finally:
+        compiled_agrees.cache_clear()
 
 
 def test_pystemmer_3_1_agrees_with_the_golden_stems() -> None:
