@@ -112,6 +112,10 @@ class Settings:
     verify_at: str = "02:30"
     verify_sample: int = 200
     verify_stratify: str = "corpus"
+    log_key_file: Path | None = None
+    checkpoint_interval: float = 60.0
+    verify_checkpoint: Path | None = None
+    verify_verifier_key: str | None = None
 
     @classmethod
     def from_mapping(cls, env: Mapping[str, str]) -> Settings:
@@ -274,6 +278,17 @@ SPECS: tuple[Spec, ...] = (
          "stored results the nightly verifier replays (results)"),
     Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(STRATIFY),
          "how the nightly sample is spread: by corpus, by month stored, or not"),
+    # The transparency log; see docs/adr/0013-transparency-log.md.
+    Spec("ROOKHAVEN_LOG_KEY_FILE", "log_key_file", lambda raw: Path(_text(raw)),
+         "private key (C2SP note format, mode 0600) that signs log checkpoints; "
+         "`rookhaven log keygen` writes one"),
+    Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", _seconds,
+         "how often beat signs a checkpoint of the log when it grew (seconds)"),
+    Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(_text(raw)),
+         "a signed checkpoint kept outside Redis that the nightly verifier checks the log "
+         "against (file)"),
+    Spec("ROOKHAVEN_VERIFY_VERIFIER_KEY", "verify_verifier_key", _text,
+         "the log's verifier key (NAME+HASH+KEY) that must have signed every checkpoint"),
     Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)),
          "where celery beat keeps its schedule state (file; default: in the temp directory)"),
 )

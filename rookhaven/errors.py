@@ -62,3 +62,28 @@ class EngineMismatchError(RookhavenError):
 
 class RerankError(RookhavenError):
     """Raised when a re-ranking chunk's jobs do not finish within the wait limit."""
+
+
+class MerkleRangeError(InputError):
+    """Raised when a Merkle tree node or proof is asked for outside the tree (an index at or
+    past the size, an old size above the new one, a size that is zero or negative)."""
+
+
+class MissingNodeError(RookhavenError):
+    """Raised when a Merkle computation needs a complete-subtree hash the caller did not supply."""
+
+
+class NoteError(InputError):
+    """Raised when a signed note, checkpoint or key cannot be used; subclasses say why."""
+
+
+class NoteFormatError(NoteError):
+    """Raised when a signed note, checkpoint body or key string is malformed."""
+
+
+class UnknownNoteKeyError(NoteError):
+    """Raised when no signature on a note is by a key the caller trusts."""
+
+
+class NoteSignatureError(NoteError):
+    """Raised when a signature by a trusted key does not verify over the note's text."""

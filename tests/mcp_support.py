@@ -109,6 +109,9 @@ class MemoryBackend:
     def audit(self, key: str) -> Audit:
         return self.result(key).audit
 
+    def proof(self, key: str) -> None:
+        return None  # a memory backend keeps no log
+
     def verify(self, key: str) -> VerifyOutput:
         stored = self.result(key)
         audit = stored.audit

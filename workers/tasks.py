@@ -10,9 +10,11 @@ from typing import Any
 
 from celery import Celery
 
+from rookhaven import checkpoints
 from rookhaven.errors import InputError
-from rookhaven.pipeline import TASK_BATCH, TASK_JOB, TASK_SWEEP, TASK_VERIFY
+from rookhaven.pipeline import TASK_BATCH, TASK_CHECKPOINT, TASK_JOB, TASK_SWEEP, TASK_VERIFY
 from rookhaven.verification import Selection, Verifier
+from rookhaven.verification.logcheck import pinned_from
 
 from .runtime import WorkerRuntime
 
@@ -47,12 +49,23 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
         return {"requeued": len(report.requeued), "done": len(report.done),
                 "failed": len(report.failed), "skipped": report.skipped}
 
+    @app.task(name=TASK_CHECKPOINT, shared=False)
+    def checkpoint() -> dict[str, Any]:
+        """Sign a checkpoint of the log if it grew (beat runs this); no key, nothing to do."""
+        settings = runtime.settings
+        if settings.log_key_file is None:
+            return {"signed": False, "reason": "ROOKHAVEN_LOG_KEY_FILE is not set"}
+        store = runtime.store()
+        before = checkpoints.latest(store)
+        note = checkpoints.current(store, checkpoints.read_private_key(settings.log_key_file))
+        return {"signed": note != before, "size": checkpoints.checked(note, None).size}
+
     @app.task(name=TASK_VERIFY, shared=False)
     def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:
         """Replay a seeded sample of stored results (the nightly beat schedule runs this)."""
         settings = runtime.settings.with_overrides(verify_sample=sample)
         selection = Selection(sample=settings.verify_sample, seed=seed,
                               stratify=settings.verify_stratify)
-        run = Verifier(runtime.store(), settings).run(selection)
+        run = Verifier(runtime.store(), settings).run(selection, pinned=pinned_from(settings))
         return {"run_id": run.run_id, "checked": run.checked, "matched": run.matched,
                 "alarms": run.alarms, "drift": run.drift}

@@ -34,6 +34,7 @@ SUBCOMMANDS = (
     "rerank",
     "metrics",
     "engines",
+    "log",
 )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -16,6 +17,7 @@ from ..config import STRATIFY, Settings
 from ..core.canonical import canonical_bytes
 from ..store import Store
 from ..verification import Selection, VerificationRun, Verifier
+from ..verification.logcheck import pinned_from
 from .options import positive_int, write_line
 
 
@@ -35,6 +37,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--stratify", choices=STRATIFY, dest="verify_stratify",
                         help="spread the sample by corpus or month stored "
                              "(default: ROOKHAVEN_VERIFY_STRATIFY)")
+    parser.add_argument("--checkpoint", type=Path, dest="verify_checkpoint", metavar="FILE",
+                        help="check the log against this signed checkpoint first (default: "
+                             "ROOKHAVEN_VERIFY_CHECKPOINT)")
+    parser.add_argument("--verifier-key", dest="verify_verifier_key", metavar="VKEY",
+                        help="the key that must have signed it (NAME+HASH+KEY; default: "
+                             "ROOKHAVEN_VERIFY_VERIFIER_KEY)")
     parser.add_argument("--json", action="store_true", help="print the run record as JSON")
     parser.set_defaults(run=run)
 
@@ -74,7 +82,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         seed=args.seed, corpus=args.corpus,
         stratify=settings.verify_stratify,
     )
-    result = Verifier(store, settings).run(selection, progress=_progress)
+    result = Verifier(store, settings).run(selection, progress=_progress,
+                                           pinned=pinned_from(settings))
     if args.json:
         write_line(canonical_bytes(result))
     else:

@@ -28,6 +28,7 @@ TASK_JOB = "rookhaven.job"
 TASK_BATCH = "rookhaven.batch"
 TASK_SWEEP = "rookhaven.sweep"
 TASK_VERIFY = "rookhaven.verify"
+TASK_CHECKPOINT = "rookhaven.checkpoint"
 QUEUE = "rookhaven"
 # Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
 # consume both and kombu alternates between non-empty queues, so a dead worker's jobs and
@@ -81,7 +82,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                               routing_key=QUEUE_RECOVERY)],
         # The nightly verifier goes with the sweeps so a backlog cannot delay it for hours.
         "task_routes": {TASK_SWEEP: {"queue": QUEUE_RECOVERY},
-                        TASK_VERIFY: {"queue": QUEUE_RECOVERY}},
+                        TASK_VERIFY: {"queue": QUEUE_RECOVERY},
+                        TASK_CHECKPOINT: {"queue": QUEUE_RECOVERY}},
         "timezone": "UTC",
         "enable_utc": True,
         "task_publish_retry_policy": {
@@ -96,6 +98,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 "schedule": settings.sweep_interval,
                 # A sweep nobody ran in time is replaced by the next, never queued up.
                 "options": {"expires": settings.sweep_interval},
+            },
+            "rookhaven-checkpoint": {
+                "task": TASK_CHECKPOINT,
+                "schedule": settings.checkpoint_interval,
+                "options": {"expires": settings.checkpoint_interval},
             },
             "rookhaven-verify": {
                 "task": TASK_VERIFY,

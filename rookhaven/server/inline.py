@@ -17,7 +17,7 @@ from ..core.identity import result_key
 from ..corpusfile import load_corpus
 from ..errors import ConfigError, NotFoundError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, VerifyOutput
 from .ports import Retrieval, needs_pipeline
 
 
@@ -103,6 +103,9 @@ class InlineBackend:
 
     def audit(self, key: str) -> Audit:
         raise needs_pipeline("get_audit")
+
+    def proof(self, key: str) -> LogProof | None:
+        raise needs_pipeline("get_result")
 
     def verify(self, key: str) -> VerifyOutput:
         raise needs_pipeline("verify_result")

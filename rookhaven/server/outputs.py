@@ -46,18 +46,35 @@ class JobOutput(BaseModel):
     updated_at: float | None = Field(default=None, description="Unix time (s)")
 
 
+class LogProof(BaseModel):
+    """That the transparency log includes a result: its leaf and an RFC 6962 inclusion proof
+    against a signed checkpoint (hashes in base64)."""
+
+    leaf_index: int
+    tree_size: int
+    leaf: str = Field(description="the logged leaf: key, result and audit sha256, corpus, "
+                                  "engine, time stored")
+    leaf_hash: str
+    proof: list[str]
+    root: str
+    checkpoint: str = Field(description="the C2SP signed checkpoint note the proof is against")
+
+
 class ResultOutput(BaseModel):
-    """A stored result, read back by its key."""
+    """A stored result, read back by its key, with its inclusion proof when the log has a
+    checkpoint covering it."""
 
     result_key: str
     result: RetrievalResult
+    proof: LogProof | None = None
 
 
 class AuditOutput(BaseModel):
-    """The audit record of a stored result."""
+    """The audit record of a stored result, with the same inclusion proof."""
 
     result_key: str
     audit: Audit
+    proof: LogProof | None = None
 
 
 class VerifyOutput(BaseModel):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 
+from .. import checkpoints
 from ..config import Settings
 from ..errors import JobFailedError, NotFoundError, RookhavenError
 from ..models import Audit, RetrievalRequest, RetrievalResult
@@ -18,7 +19,7 @@ from ..pipeline import Pipeline, RetrieverCache, open_pipeline
 from ..store.records import JobRecord
 from ..verification import Replayer
 from .inline import InlineBackend
-from .outputs import CorporaOutput, CorpusInfo, JobOutput, VerifyOutput
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, VerifyOutput
 from .ports import Retrieval
 
 
@@ -105,6 +106,20 @@ class PipelineBackend:
 
     def audit(self, key: str) -> Audit:
         return Audit.model_validate_json(self.pipeline.audit(key))
+
+    def proof(self, key: str) -> LogProof | None:
+        """The result's inclusion proof against the latest checkpoint; None while no
+        checkpoint covers it yet (the log signs one every ROOKHAVEN_CHECKPOINT_INTERVAL)."""
+        if checkpoints.latest(self.store) is None:
+            return None
+        try:
+            found = checkpoints.inclusion(self.store, key)
+        except NotFoundError:
+            return None
+        data = found.as_json()
+        return LogProof(leaf_index=data["leaf_index"], tree_size=data["tree_size"],
+                        leaf=data["leaf"], leaf_hash=data["leaf_hash"], proof=data["proof"],
+                        root=data["root"], checkpoint=data["checkpoint"])
 
     def verify(self, key: str) -> VerifyOutput:
         """The nightly verifier's replay of one key, so both always agree on a verdict."""

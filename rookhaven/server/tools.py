@@ -113,15 +113,19 @@ async def get_job(state: InjectedState,
 
 
 async def get_result(state: InjectedState, resultKey: Key) -> ResultOutput:
-    """A stored result (hits and audit) by its result key."""
+    """A stored result (hits and audit) by its result key, with the transparency log's
+    inclusion proof for it against the latest signed checkpoint."""
     result = await off_loop(state.backend.result, resultKey)
-    return ResultOutput(result_key=resultKey, result=result)
+    return ResultOutput(result_key=resultKey, result=result,
+                        proof=await off_loop(state.backend.proof, resultKey))
 
 
 async def get_audit(state: InjectedState, resultKey: Key) -> AuditOutput:
-    """The audit record of a stored result: seed, subqueries, budgets, corpus and engine."""
+    """The audit record of a stored result: seed, subqueries, budgets, corpus and engine,
+    with the log's inclusion proof."""
     audit = await off_loop(state.backend.audit, resultKey)
-    return AuditOutput(result_key=resultKey, audit=audit)
+    return AuditOutput(result_key=resultKey, audit=audit,
+                       proof=await off_loop(state.backend.proof, resultKey))
 
 
 async def verify_result(state: InjectedState, resultKey: Key) -> VerifyOutput:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Hashes per log tile key: 2 MiB strings, read and appended in pieces of 32 bytes.
+LOG_CHUNK = 1 << 16
+
 
 @dataclass(frozen=True)
 class Keys:
@@ -105,6 +108,26 @@ class Keys:
     def rerank_chunks(self, run_id: str) -> str:
         """Hash: chunk index -> that chunk's report rows (JSON lines), once it finished."""
         return f"{self.prefix}:rerank:{run_id}:chunks"
+
+    @property
+    def log_leaves(self) -> str:
+        """List: the transparency log's leaves (core.leaf), in log order; index = leaf index."""
+        return f"{self.prefix}:log:leaves"
+
+    @property
+    def log_index(self) -> str:
+        """Hash: result key -> its leaf index."""
+        return f"{self.prefix}:log:index"
+
+    def log_hashes(self, level: int, chunk: int) -> str:
+        """String: the 32-byte hashes of the complete subtrees at ``level``, nodes
+        ``chunk * LOG_CHUNK`` onwards, concatenated (a tile of the Merkle tree)."""
+        return f"{self.prefix}:log:hashes:{level}:{chunk}"
+
+    @property
+    def log_checkpoints(self) -> str:
+        """Sorted set: signed checkpoint notes -> tree size (the log's signed history)."""
+        return f"{self.prefix}:log:checkpoints"
 
     def worker(self, instance: str) -> str:
         """String with a TTL: present while the worker instance is alive."""

@@ -1,7 +1,8 @@
 """Results and audit records, write-once under their content keys.
 
 Storing a result is also how its job finishes: one script (store.scripts.COMPLETE) checks
-both keys, writes whatever is absent, indexes the audit and marks the job done. Different
+both keys, writes whatever is absent, appends the result's leaf to the transparency log
+(store.log), indexes the audit and marks the job done. Different
 bytes under an existing key are refused, recorded in the violations stream, logged and
 raised; nothing is ever overwritten.
 """
@@ -9,10 +10,14 @@ raised; nothing is ever overwritten.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
+from ..core.leaf import leaf_for
+from ..core.merkle import leaf_hash
 from ..errors import IntegrityError, NotFoundError
 from .connection import translated
 from .context import StoreContext, text
+from .keys import LOG_CHUNK
 
 log = logging.getLogger("rookhaven.store")
 
@@ -31,10 +36,13 @@ class ResultStore:
         """
         ctx, k = self._ctx, self._ctx.keys
         keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time,
-                k.audits_by_corpus(corpus_digest), k.violations]
+                k.audits_by_corpus(corpus_digest), k.violations, k.log_leaves, k.log_index]
+        now = ctx.now()
+        leaf = leaf_for(key, result, audit, corpus_digest, now).encode()
         with translated(ctx.client, f"storing result {key}"):
-            reply = text(ctx.complete(keys=keys,
-                                      args=[*ctx.job_args(ctx.now(), key), result, audit, key]))
+            reply = text(ctx.complete(keys=keys, args=[
+                *ctx.job_args(now, key), result, audit, key, leaf, leaf_hash(leaf),
+                k.log_hashes(0, 0)[:-1], LOG_CHUNK]))
         if reply.startswith("violation:"):
             what = reply.removeprefix("violation:")
             log.error("integrity violation: different %s bytes offered under %s", what, key,
@@ -59,12 +67,28 @@ class ResultStore:
         """The canonical audit bytes under ``key``, or NotFoundError."""
         return self._read(self._ctx.keys.audit(key), key, "audit")
 
+    def keys(self) -> Iterator[str]:
+        """Every result key stored, whatever any index says (a full scan of the prefix)."""
+        prefix = self._ctx.keys.result("")
+        with translated(self._ctx.client, "scanning stored results"):
+            for found in self._ctx.client.scan_iter(match=prefix.replace("*", r"\*") + "*",
+                                                    count=1000):
+                yield text(found)[len(prefix):]
+
     def get_many(self, keys: list[str]) -> list[bytes | None]:
         """Result bytes for each key (None where absent), in one round trip."""
         if not keys:
             return []
         with translated(self._ctx.client, f"reading {len(keys)} results"):
             values = self._ctx.client.mget([self._ctx.keys.result(k) for k in keys])
+        return [bytes(v) if v is not None else None for v in values]
+
+    def audit_many(self, keys: list[str]) -> list[bytes | None]:
+        """Audit bytes for each key (None where absent), in one round trip."""
+        if not keys:
+            return []
+        with translated(self._ctx.client, f"reading {len(keys)} audits"):
+            values = self._ctx.client.mget([self._ctx.keys.audit(k) for k in keys])
         return [bytes(v) if v is not None else None for v in values]
 
     def _read(self, redis_key: str, key: str, what: str) -> bytes:

@@ -64,12 +64,17 @@ local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
 return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
 """
 
-# KEYS[7..10] = audit, audits_by_time, audits_by_corpus, violations;
-# ARGV[4..6] = result bytes, audit bytes, result key.
+# KEYS[7..12] = audit, audits_by_time, audits_by_corpus, violations, log leaves, log index;
+# ARGV[4..10] = result bytes, audit bytes, result key, log leaf bytes, its leaf hash (32
+# bytes), the key prefix of the level-0 log tiles, hashes per tile.
 # Returns 'violation:result' / 'violation:audit' (nothing stored, job failed), 'done'
 # (job moved to done), 'already-done' or 'stored' (no job record).
+# A newly stored result gets its log leaf in this same step: the log's order is the order
+# in which this script ran, so concurrent workers never fork the tree. A key already in
+# the log (a result lost and recomputed, same bytes) gets no second leaf.
 COMPLETE = _COMMON + """
 local audit, by_time, by_corpus, violations = KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local leaves, log_index = KEYS[11], KEYS[12]
 local old_result = redis.call('GET', result)
 local old_audit = redis.call('GET', audit)
 local what = nil
@@ -88,6 +93,11 @@ end
 if not old_result then
   redis.call('SET', result, ARGV[4])
   redis.call('HINCRBY', counters, 'results_stored', 1)
+  if redis.call('HEXISTS', log_index, ARGV[6]) == 0 then
+    local n = redis.call('RPUSH', leaves, ARGV[7]) - 1
+    redis.call('HSET', log_index, ARGV[6], n)
+    redis.call('APPEND', ARGV[9] .. math.floor(n / tonumber(ARGV[10])), ARGV[8])
+  end
 end
 if not old_audit then redis.call('SET', audit, ARGV[5]) end
 redis.call('ZADD', by_time, 'NX', now, ARGV[6])

@@ -16,6 +16,7 @@ from .heartbeats import Heartbeats
 from .jobs import JobStore
 from .keys import Keys
 from .ledger import Ledger
+from .log import TransparencyLog
 from .reranks import RerankLog
 from .results import ResultStore
 from .verifications import VerificationLog
@@ -37,6 +38,7 @@ class Store:
         self.heartbeats = Heartbeats(self._ctx)
         self.verifications = VerificationLog(self._ctx)
         self.reranks = RerankLog(self._ctx)
+        self.log = TransparencyLog(self._ctx)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:

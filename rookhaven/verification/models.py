@@ -13,10 +13,16 @@ from pydantic import BaseModel, ConfigDict, Field
 # Rookhaven that has it). missing-corpus / missing-result / no-recipe: cannot be replayed.
 # drift is no longer produced (every released engine stays installed); old run records
 # may still count it.
+# The log checks (with a pinned checkpoint): bad-signature (a checkpoint not signed by the
+# pinned key), log-inconsistent (today's log does not extend the pinned tree: rewritten or
+# truncated), erased (a logged result is gone), rewritten (a logged result's bytes differ
+# from the logged hashes), unlogged (a stored result the log never saw).
 Outcome = Literal["match", "mismatch", "wrong-key", "unreplayable", "drift", "missing-corpus",
-                  "missing-result", "no-recipe"]
+                  "missing-result", "no-recipe", "bad-signature", "log-inconsistent",
+                  "erased", "rewritten", "unlogged"]
 ALARMS: frozenset[str] = frozenset({"mismatch", "wrong-key", "unreplayable", "missing-corpus",
-                                    "missing-result", "no-recipe"})
+                                    "missing-result", "no-recipe", "bad-signature",
+                                    "log-inconsistent", "erased", "rewritten", "unlogged"})
 
 
 class Verdict(BaseModel):

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from ..config import Settings
 from ..core.sampling import sample_keys, stratified_sample
 from ..store import Store
+from .logcheck import PinnedCheckpoint, check_log
 from .models import Selection, Verdict, VerificationRun
 from .replay import Replayer
 
@@ -59,11 +60,16 @@ class Verifier:
         return stratified_sample(strata, selection.sample, seed), seed
 
     def run(self, selection: Selection,
-            progress: Callable[[int, int], None] | None = None) -> VerificationRun:
-        """Check the chosen results, record the run in the store, and return it."""
+            progress: Callable[[int, int], None] | None = None,
+            pinned: PinnedCheckpoint | None = None) -> VerificationRun:
+        """Check the chosen results (and, with a ``pinned`` checkpoint, the log first),
+        record the run in the store, and return it."""
         started = self.clock()
         keys, seed = self.choose(selection)
-        verdicts: list[Verdict] = []
+        verdicts: list[Verdict] = check_log(self.store, pinned) if pinned is not None else []
+        for verdict in verdicts:
+            log.error("verification alarm: %s for %s: %s", verdict.outcome, verdict.key,
+                      verdict.detail, extra={"key": verdict.key, "outcome": verdict.outcome})
         for done, key in enumerate(keys, start=1):
             verdict = self.replayer.replay(key)
             verdicts.append(verdict)
@@ -78,7 +84,7 @@ class Verifier:
         run = VerificationRun(
             run_id=f"verify-{datetime.fromtimestamp(started, UTC):%Y%m%dT%H%M%S.%fZ}",
             started=started, finished=self.clock(), selection=selection, sample_seed=seed,
-            keys=keys, checked=len(verdicts), matched=count["match"],
+            keys=keys, checked=len(keys), matched=count["match"],
             mismatched=count["mismatch"], drift=count["drift"],
             missing=sum(v.outcome.startswith("missing")
                         or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),

@@ -1,0 +1,146 @@
+"""``rookhaven log``: the transparency log of stored results: keys, checkpoints, proofs.
+
+    rookhaven log keygen NAME --out FILE     write a signing key (mode 0600), print its verifier key
+    rookhaven log checkpoint                 a signed checkpoint of the log as it is now
+    rookhaven log checkpoints [--since T]    every stored checkpoint, one JSON object a line
+    rookhaven log prove KEY [--checkpoint FILE]   the inclusion proof of a result (JSON)
+    rookhaven log consistency OLD NEW        the consistency proof between two tree sizes or
+                                             checkpoint files (JSON)
+    rookhaven log backfill                   log the results stored before the log existed
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .. import checkpoints
+from ..config import Settings
+from ..core.leaf import leaf_for
+from ..core.note import generate_key
+from ..errors import InputError, NotFoundError
+from ..store import Store
+from .options import write_line
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("log", help="the transparency log: checkpoints and proofs",
+                                   description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    keygen = verbs.add_parser("keygen", help="write a signing key and print its verifier key")
+    keygen.add_argument("name", help="the key's (and the log's) name, e.g. rookhaven.example/log")
+    keygen.add_argument("--out", type=Path, required=True, help="file to write (must not exist)")
+    verbs.add_parser("checkpoint", help="print a signed checkpoint of the log as it is now")
+    history = verbs.add_parser("checkpoints", help="export every stored checkpoint")
+    history.add_argument("--since", type=float, help="only those signed at or after (Unix s)")
+    prove = verbs.add_parser("prove", help="the inclusion proof of one stored result")
+    prove.add_argument("key", help="a result key (sha256:...)")
+    prove.add_argument("--checkpoint", type=Path, help="prove against this checkpoint file "
+                                                       "(default: the latest stored)")
+    between = verbs.add_parser("consistency", help="the consistency proof of two tree sizes")
+    between.add_argument("old", help="a tree size or a checkpoint file")
+    between.add_argument("new", help="a tree size or a checkpoint file")
+    verbs.add_parser("backfill", help="log every stored result that has no leaf yet")
+    parser.set_defaults(run=run)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _keygen(args: argparse.Namespace) -> int:
+    private, verifier = generate_key(args.name, os.urandom(32))
+    try:
+        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise InputError(f"{args.out} exists; choose another file (keys are never "
+                         "overwritten)") from None
+    except OSError as exc:
+        raise InputError(f"cannot create {args.out}: {exc.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(private + "\n")
+    print(verifier)
+    return 0
+
+
+def _key(settings: Settings) -> str | None:
+    if settings.log_key_file is None:
+        return None
+    return checkpoints.read_private_key(settings.log_key_file)
+
+
+def _size(store: Store, raw: str) -> tuple[int, str | None]:
+    """A tree size from a number or a checkpoint file, and the file's note if any."""
+    if raw.isdigit():
+        return int(raw), None
+    path = Path(raw)
+    try:
+        note = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{raw} is neither a tree size nor a readable checkpoint file "
+                         f"({exc.strerror})") from None
+    return checkpoints.checked(note, None).size, note
+
+
+def _prove(store: Store, args: argparse.Namespace) -> int:
+    note = args.checkpoint.read_text(encoding="utf-8") if args.checkpoint else None
+    found = checkpoints.inclusion(store, args.key, note)
+    write_line(orjson.dumps(found.as_json(), option=orjson.OPT_INDENT_2))
+    return 0 if found.verified else 1
+
+
+def _consistency(store: Store, args: argparse.Namespace) -> int:
+    (old, _), (new, _) = _size(store, args.old), _size(store, args.new)
+    if old > new:
+        raise InputError(f"OLD ({old}) is larger than NEW ({new}); give the older one first")
+    store.log.integrate()
+    if new > store.log.size():
+        raise NotFoundError(f"the log holds {store.log.size()} leaves, fewer than {new}")
+    write_line(orjson.dumps({
+        "old": old, "new": new, "old_root": _b64(store.log.root(old)),
+        "new_root": _b64(store.log.root(new)),
+        "proof": [_b64(p) for p in (store.log.consistency(old, new) if old else [])]},
+        option=orjson.OPT_INDENT_2))
+    return 0
+
+
+def _backfill(store: Store) -> int:
+    added = 0
+    for key in sorted(store.results.keys()):
+        if store.log.index_of(key) is not None:
+            continue
+        try:
+            result, audit = store.results.get(key), store.results.audit(key)
+        except NotFoundError:
+            continue
+        corpus = str(orjson.loads(audit).get("corpus_digest", ""))
+        leaf = leaf_for(key, result, audit, corpus, f"{store.now():.3f}", backfilled=True)
+        added += store.log.backfill(key, leaf.encode()) == "added"
+    print(f"backfilled {added} result(s); the log holds {store.log.size()} leaves",
+          file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.verb == "keygen":
+        return _keygen(args)
+    store = Store.from_settings(settings)
+    if args.verb == "checkpoint":
+        sys.stdout.write(checkpoints.current(store, _key(settings)))
+        return 0
+    if args.verb == "checkpoints":
+        for signed_at, note in store.log.checkpoints(args.since):
+            write_line(orjson.dumps({"signed_at": signed_at, "note": note}))
+        return 0
+    if args.verb == "prove":
+        return _prove(store, args)
+    if args.verb == "consistency":
+        return _consistency(store, args)
+    return _backfill(store)

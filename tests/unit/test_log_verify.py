@@ -1,0 +1,131 @@
+"""The verifier against a pinned checkpoint (fakeredis): an intact log verifies; an attacker
+with full Redis write access but not the signing key is caught, naming the key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import fakeredis
+import pytest
+
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes, checkpoints
+from rookhaven.config import Settings
+from rookhaven.core.identity import result_key
+from rookhaven.core.leaf import leaf_for
+from rookhaven.core.note import generate_key
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
+from rookhaven.store import Store
+from rookhaven.verification import Selection, Verifier
+from rookhaven.verification.logcheck import PinnedCheckpoint
+
+DOCS = [Document(id=f"d{i:02d}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
+        for i in range(30)]
+PRIVATE, VERIFIER = generate_key("rookhaven.test/log", bytes(range(32)))
+OTHER_PRIVATE, _ = generate_key("rookhaven.test/log", bytes(range(1, 33)))
+
+
+@pytest.fixture
+def pipeline() -> Iterator[Pipeline]:
+    client = fakeredis.FakeRedis()
+    settings = Settings(engine="bm25@2", batch_size=10)
+    pipe = Pipeline(Store(client, "v"), RecordingDispatcher(ledger=Store(client, "v")), settings)
+    pipe.add_corpus(DOCS, "port")
+    refs = pipe.submit_many([RetrievalRequest(query=f"crane {i} and tide", seed=f"s{i}")
+                             for i in range(6)], "port")
+    Executor(pipe.store, settings).run([r.job_id for r in refs], "w")
+    yield pipe
+    client.close()
+
+
+def pinned(pipe: Pipeline) -> PinnedCheckpoint:
+    return PinnedCheckpoint(note=checkpoints.sign_now(pipe.store, PRIVATE), verifier_key=VERIFIER)
+
+
+def alarms(pipe: Pipeline, pin: PinnedCheckpoint) -> list[tuple[str, str]]:
+    run = Verifier(pipe.store, pipe.settings).run(Selection(all=True), pinned=pin)
+    return sorted((v.outcome, v.key) for v in run.verdicts if v.alarm)
+
+
+def keys(pipe: Pipeline) -> list[str]:
+    return [k for k, _ in pipe.store.audits.scan()]
+
+
+def erase(pipe: Pipeline, key: str, digest: str) -> None:
+    k = pipe.store.keys
+    pipe.store.client.delete(k.result(key), k.audit(key), k.job(key))
+    pipe.store.client.zrem(k.audits_by_time, key)
+    pipe.store.client.zrem(k.audits_by_corpus(digest), key)
+
+
+def test_an_intact_log_verifies_clean_and_later_growth_is_consistent(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    more = pipeline.submit_many([RetrievalRequest(query="delay", seed="late")], "port")
+    Executor(pipeline.store, pipeline.settings).run([r.job_id for r in more], "w")
+    checkpoints.sign_now(pipeline.store, PRIVATE)
+    assert alarms(pipeline, pin) == []
+
+
+def test_a_result_erased_with_every_index_entry_is_caught(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    victim = keys(pipeline)[2]
+    erase(pipeline, victim, pipeline.store.corpora.resolve("port"))
+    assert alarms(pipeline, pin) == [("erased", victim)]
+
+
+def test_a_result_rewritten_consistently_for_another_query_is_caught(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    victim = keys(pipeline)[0]
+    digest = pipeline.store.corpora.resolve("port")
+    erase(pipeline, victim, digest)
+    # The attacker's own result, for their own query, under that query's correct key.
+    retriever = Retriever(DOCS, "bm25@2")
+    forged = RetrievalRequest(query="berth 3 only", seed="forged")
+    key = result_key(forged, retriever.corpus.digest, retriever.identity)
+    result = retriever.retrieve(forged)
+    k, client = pipeline.store.keys, pipeline.store.client
+    client.set(k.result(key), canonical_bytes(result))
+    client.set(k.audit(key), canonical_bytes(result.audit))
+    client.zadd(k.audits_by_time, {key: 1.0})
+    client.zadd(k.audits_by_corpus(digest), {key: 1.0})
+    pipeline.store.jobs.create(pipeline.spec(forged, digest))
+    assert alarms(pipeline, pin) == [("erased", victim), ("unlogged", key)]
+
+
+def test_one_edited_result_byte_is_caught_by_the_log_and_by_the_replay(
+        pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    victim = keys(pipeline)[1]
+    k = pipeline.store.keys.result(victim)
+    data = pipeline.store.client.get(k)
+    at = data.index(b'"rank":1')
+    pipeline.store.client.set(k, data[:at] + b'"rank":7' + data[at + 8:])
+    assert alarms(pipeline, pin) == [("mismatch", victim), ("rewritten", victim)]
+
+
+def test_a_log_rebuilt_and_signed_with_another_key_is_caught(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    store, k = pipeline.store, pipeline.store.keys
+    victim = keys(pipeline)[3]
+    erase(pipeline, victim, store.corpora.resolve("port"))
+    store.client.delete(k.log_leaves, k.log_index, k.log_checkpoints,
+                        *store.client.keys(k.log_hashes(0, 0)[:-3] + "*"))
+    for key in keys(pipeline):  # every surviving result logged afresh, the victim never
+        result, audit = store.results.get(key), store.results.audit(key)
+        store.log.backfill(key, leaf_for(key, result, audit, "sha256:x", "1.000").encode())
+    checkpoints.sign_now(store, OTHER_PRIVATE)
+    found = alarms(pipeline, pin)
+    assert ("bad-signature", "log") in found and ("log-inconsistent", "log") in found
+
+
+def test_a_truncated_log_is_caught(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    store, k = pipeline.store, pipeline.store.keys
+    store.client.rpop(k.log_leaves)
+    found = alarms(pipeline, pin)
+    assert ("log-inconsistent", "log") in found
+
+
+def test_a_pinned_checkpoint_with_a_forged_signature_is_refused(pipeline: Pipeline) -> None:
+    pin = pinned(pipeline)
+    forged = PinnedCheckpoint(note=pin.note.replace("\n6\n", "\n5\n"), verifier_key=VERIFIER)
+    assert alarms(pipeline, forged)[0] == ("bad-signature", "log")
