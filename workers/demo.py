@@ -9,25 +9,30 @@ embedded store lives in memory: it is not durable, and it is gone when the comma
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 import redis
 from celery.contrib.testing.worker import start_worker
 from fakeredis import TcpFakeServer
 
+from rookhaven import checkpoints
 from rookhaven.cli.options import add_engine_options
 from rookhaven.cli.tables import audit_summary, hits_table, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
+from rookhaven.core.note import generate_key
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.sampledata import sample_corpus, sample_requests
 from rookhaven.verification import Selection, Verifier
+from rookhaven.verification.logcheck import PinnedCheckpoint
 
 from .application import create_app
 
@@ -119,6 +124,36 @@ def _verify(pipe: Pipeline, settings: Settings) -> bool:
     return clean.clean and not caught.clean
 
 
+def _log(pipe: Pipeline, settings: Settings) -> bool:
+    # A key made for this run only: in a deployment it lives in ROOKHAVEN_LOG_KEY_FILE.
+    private, verifier_key = generate_key("rookhaven-demo/log", os.urandom(32))
+    note = checkpoints.sign_now(pipe.store, private)
+    print(f"every stored result is a leaf of an append-only Merkle log (RFC 6962); a signed "
+          f"checkpoint of it, which an auditor keeps outside Redis:\n\n{note}")
+    pinned = PinnedCheckpoint(note=note, verifier_key=verifier_key)
+    verifier = Verifier(pipe.store, settings)
+    key, stored_at = next(pipe.store.audits.scan())
+    k = pipe.store.keys
+    names = [k.result(key), k.audit(key), k.job(key)]
+    tamperer = redis.Redis.from_url(settings.redis_url or "")
+    saved = [tamperer.dump(name) for name in names]
+    digest = orjson.loads(pipe.store.results.audit(key))["corpus_digest"]
+    tamperer.delete(*names)
+    tamperer.zrem(k.audits_by_time, key)
+    tamperer.zrem(k.audits_by_corpus(digest), key)
+    print("now one result is erased with every index entry naming it, as a tamperer with "
+          "write access to Redis would (replay alone cannot see a result that is gone):")
+    caught = verifier.run(Selection(all=True), pinned=pinned)
+    print(verification_summary(caught))
+    for name, data in zip(names, saved, strict=True):
+        if data is not None:
+            tamperer.restore(name, 0, data)
+    tamperer.zadd(k.audits_by_time, {key: stored_at})
+    tamperer.zadd(k.audits_by_corpus(digest), {key: stored_at})
+    tamperer.close()
+    return any(v.outcome == "erased" and v.key == key for v in caught.verdicts)
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     with embedded_redis() as url:
         demo = settings.with_overrides(redis_url=url, key_prefix="rookhaven-demo",
@@ -140,7 +175,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             _rerank(pipe)
             _section("verification")
             ok = _verify(pipe, demo)
+            _section("transparency log")
+            ok = _log(pipe, demo) and ok
             pipe.store.close()
-        print(f"\n{submitted} jobs, a re-rank and two verification runs; nothing was written "
+        print(f"\n{submitted} jobs, a re-rank and three verification runs; nothing was written "
               "to disk. For a durable deployment see the README's Deployment section.")
     return 0 if ok else 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from ..config import Settings
 from ..core import merkle
@@ -108,13 +109,20 @@ def _leaves(store: Store, size: int, page: int) -> Iterator[Verdict]:
                               detail="the stored leaf does not hash to the logged tree")
             elif result is None or audit is None:
                 yield Verdict(key=leaf.key, outcome="erased", where=f"leaf {index}",
-                              detail=f"logged at leaf {index} ({leaf.stored}), now gone")
+                              detail=f"logged on {_when(leaf.stored)}, now gone")
             elif not leaf.matches(result, audit):
                 what = ("result" if hashlib.sha256(result).hexdigest() != leaf.result_sha256
                         else "audit")
                 yield Verdict(key=leaf.key, outcome="rewritten", where=f"leaf {index}",
                               detail=f"the stored {what} bytes are not the ones logged at "
                                      f"leaf {index}")
+
+
+def _when(stored: str) -> str:
+    try:
+        return datetime.fromtimestamp(float(stored), UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except (ValueError, OverflowError):
+        return stored
 
 
 def _unlogged(store: Store, page: int) -> Iterator[Verdict]:

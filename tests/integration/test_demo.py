@@ -34,3 +34,6 @@ def test_demo_runs_the_pipeline_end_to_end_without_any_service_or_network() -> N
     assert "historical queries re-run on the edited corpus through the worker" in out
     assert "0 mismatched, 0 not replayable; 0 alarms" in out
     assert "ALARM mismatch" in out and "at hits[0].rank" in out
+    # The log section: a signed checkpoint is shown, and an erasure replay cannot see is caught.
+    assert "\n\u2014 rookhaven-demo/log " in out
+    assert "ALARM erased" in out and "now gone" in out

@@ -10,10 +10,17 @@ from tests.unit.test_architecture import _imports
 
 
 def test_the_worker_app_registers_the_tasks_json_only_with_the_sweeper_on_a_schedule() -> None:
-    from rookhaven.pipeline import QUEUE, QUEUE_RECOVERY, TASK_BATCH, TASK_JOB, TASK_SWEEP
+    from rookhaven.pipeline import (
+        QUEUE,
+        QUEUE_RECOVERY,
+        TASK_BATCH,
+        TASK_CHECKPOINT,
+        TASK_JOB,
+        TASK_SWEEP,
+    )
     from workers import app
 
-    assert {TASK_JOB, TASK_BATCH, TASK_SWEEP} <= set(app.tasks)
+    assert {TASK_JOB, TASK_BATCH, TASK_SWEEP, TASK_CHECKPOINT} <= set(app.tasks)
     assert app.conf.accept_content == ["json"] and app.conf.task_acks_late
     assert {q.name for q in app.conf.task_queues} == {QUEUE, QUEUE_RECOVERY}
     assert app.conf.task_routes[TASK_SWEEP] == {"queue": QUEUE_RECOVERY}
@@ -29,6 +36,7 @@ def test_an_app_made_by_the_factory_follows_its_own_settings() -> None:
                               key_prefix="elsewhere"))
     assert app.conf.broker_url == "redis://127.0.0.1:6390/4"
     assert app.conf.beat_schedule["rookhaven-sweep"]["schedule"] == 3.5
+    assert app.conf.beat_schedule["rookhaven-checkpoint"]["schedule"] == 60.0
 
 
 def test_the_store_knows_nothing_of_celery_or_of_the_layers_above_it() -> None:
