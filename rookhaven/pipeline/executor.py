@@ -36,8 +36,17 @@ class Executor:
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
         started = self.store.jobs.start(job_ids, worker)
-        return [self._run_one(job_id, attempt, spec) if spec is not None else f"skipped:{verdict}"
-                for job_id, (verdict, attempt, spec) in zip(job_ids, started, strict=True)]
+        return [self._begin(job_id, spec, worker) if spec is not None else f"skipped:{verdict}"
+                for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True)]
+
+    def _begin(self, job_id: str, spec: JobSpec, worker: str) -> str:
+        verdict, attempt = self.store.jobs.begin(job_id, worker, self.settings.job_max_attempts)
+        if verdict == "failed":
+            log.error("job %s failed: its attempts are spent", job_id, extra={"job": job_id})
+            return "failed"
+        if verdict != "run":
+            return f"skipped:{verdict}"
+        return self._run_one(job_id, attempt, spec)
 
     def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key."""

@@ -28,6 +28,7 @@ class StoreContext:
     ledger_maxlen: int = LEDGER_MAXLEN
     create: Script = field(init=False)
     start: Script = field(init=False)
+    begin: Script = field(init=False)
     complete: Script = field(init=False)
     fail: Script = field(init=False)
     requeue: Script = field(init=False)
@@ -36,6 +37,7 @@ class StoreContext:
         # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
         self.create = self.client.register_script(scripts.CREATE)
         self.start = self.client.register_script(scripts.START)
+        self.begin = self.client.register_script(scripts.BEGIN)
         self.complete = self.client.register_script(scripts.COMPLETE)
         self.fail = self.client.register_script(scripts.FAIL)
         self.requeue = self.client.register_script(scripts.REQUEUE)

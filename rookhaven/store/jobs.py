@@ -69,11 +69,12 @@ class JobStore:
             return [text(reply) for reply in pipe.execute()]
 
     def start(self, job_ids: Sequence[str], worker: str) -> list[tuple[str, int, JobSpec | None]]:
-        """Mark jobs running on ``worker``, pipelined. Per job: ('run', attempt, spec) to
-        compute it, or (state, 0, None) to skip it (missing, done or failed).
+        """Claim jobs for ``worker``, pipelined. Per job: ('run', attempts so far, spec) to
+        compute it (after ``begin``), or (state, 0, None) to skip it (missing, done, failed).
 
-        A batch marks all its jobs at once, so if the worker dies the sweeper sees every
-        one of them as its own, not only the one being computed."""
+        A batch claims all its jobs at once, so if the worker dies the sweeper sees every
+        one of them as its own, not only the one being computed; only ``begin`` charges
+        an attempt."""
         ctx = self._ctx
         now = ctx.now()
         with translated(ctx.client, f"starting {len(job_ids)} job(s)"):
@@ -94,6 +95,17 @@ class JobStore:
         spec = JobSpec(key=job_id, request=RetrievalRequest.model_validate_json(request),
                        corpus_digest=corpus, provider=provider, params=orjson.loads(params))
         return verdict, int(text(reply[1])), spec
+
+    def begin(self, job_id: str, worker: str, max_attempts: int) -> tuple[str, int]:
+        """Charge ``job_id`` an attempt as ``worker`` starts computing it: ('run', attempt),
+        ('failed', 0) when its attempts are spent, or (state, 0) if it is no longer this
+        worker's to run (swept, finished elsewhere)."""
+        ctx = self._ctx
+        with translated(ctx.client, f"beginning job {job_id}"):
+            reply = ctx.begin(keys=ctx.job_keys(job_id, job_id),
+                              args=[*ctx.job_args(ctx.now(), job_id), worker, max_attempts])
+        verdict = text(reply[0])
+        return verdict, int(text(reply[1])) if verdict == "run" else 0
 
     def fail(self, job_id: str, error: str, *, permanent: bool, max_attempts: int) -> str:
         """Record ``error``; 'failed' if permanent or out of attempts, else 'queued' to retry."""

@@ -45,9 +45,10 @@ event('queued', '')
 return 'new'
 """
 
-# ARGV[4] = worker instance. Returns {'run', attempts, request, corpus, provider, params}
-# when the caller should compute, else {state}: 'missing', 'done' or 'failed' (skip it: a
-# redelivered duplicate, or a job finished by someone else).
+# ARGV[4] = worker instance. Claims the job for the worker's batch; costs no attempt (see
+# BEGIN). Returns {'run', attempts, request, corpus, provider, params} when the caller
+# should compute, else {state}: 'missing', 'done' or 'failed' (skip it: a redelivered
+# duplicate, or a job finished by someone else).
 START = _COMMON + """
 if not state then return {'missing'} end
 if state == 'done' or state == 'failed' then return {state} end
@@ -55,13 +56,40 @@ if redis.call('EXISTS', result) == 1 then
   close('done', 'result already stored')
   return {'done'}
 end
-local attempts = redis.call('HINCRBY', job, 'attempts', 1)
+local attempts = redis.call('HGET', job, 'attempts')
 redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4])
 redis.call('ZREM', queued, id)
 redis.call('ZADD', running, now, id)
 event('running', ARGV[4])
 local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
 return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
+"""
+
+# ARGV[4..5] = worker instance, max attempts. Called right before the job is computed: an
+# attempt is charged here, per job, so a worker killed mid-batch costs an attempt only to
+# the job it was computing, not to the batch's jobs it never began. A job that has begun
+# max attempts times without finishing (its process died each time: killed, out of
+# memory) is failed here, saying so, instead of being computed again.
+# Returns {'run', attempts}, {'failed'}, or {state} when the job is no longer this
+# worker's to run (swept back to queued, finished elsewhere, missing).
+BEGIN = _COMMON + """
+if state ~= 'running' or redis.call('HGET', job, 'worker') ~= ARGV[4] then
+  return {state or 'missing'}
+end
+local attempts = tonumber(redis.call('HGET', job, 'attempts'))
+if attempts >= tonumber(ARGV[5]) then
+  local last = redis.call('HGET', job, 'error')
+  if not last or last == '' then
+    last = 'began ' .. attempts .. ' time(s) and never finished: its worker process died ' ..
+           'each time (killed, out of memory?); ROOKHAVEN_JOB_MAX_ATTEMPTS is ' .. ARGV[5]
+  end
+  redis.call('HSET', job, 'error', last)
+  close('failed', last)
+  return {'failed'}
+end
+attempts = redis.call('HINCRBY', job, 'attempts', 1)
+redis.call('HSET', job, 'begun', now, 'updated', now)
+return {'run', tostring(attempts)}
 """
 
 # KEYS[7..12] = audit, audits_by_time, audits_by_corpus, violations, log leaves, log index;

@@ -118,6 +118,7 @@ def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
     jobs.start([orphaned], "gone")
     for _ in range(settings.job_max_attempts):
         jobs.start([exhausted], "gone")
+        assert jobs.begin(exhausted, "gone", max_attempts=99)[0] == "run"
         jobs.fail(exhausted, "ValueError: flaky", permanent=False, max_attempts=99)
     report = pipeline.sweep(older_than=0)
     assert set(report.requeued) == {waiting, orphaned}
@@ -126,6 +127,34 @@ def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
     assert pipeline.job(orphaned).state == "queued"
     assert sorted(sent(pipeline)[-1]) == sorted([waiting, orphaned])
     assert pipeline.sweep().requeued == []  # fresh again: nothing to do for sweep_after
+
+
+def test_claims_cost_no_attempt_and_a_job_that_never_finishes_fails_saying_why(
+        pipeline: Pipeline, settings: Settings) -> None:
+    (ref,) = pipeline.submit_many([RetrievalRequest(query="berth 1")], "port")
+    jobs = pipeline.store.jobs
+    for _ in range(5):  # claimed by a batch five times, never begun: a kill storm
+        jobs.start([ref.job_id], "w1")
+        assert jobs.requeue(jobs.stale(queued_before=0, running_before=0,
+                                       alive=lambda _: set(), limit=9)[0], 3) == "requeue"
+    assert pipeline.job(ref.job_id).attempts == 0
+    for attempt in range(1, settings.job_max_attempts + 1):  # begun, then its process dies
+        jobs.start([ref.job_id], "w2")
+        assert jobs.begin(ref.job_id, "w2", settings.job_max_attempts) == ("run", attempt)
+    jobs.start([ref.job_id], "w2")  # redelivered at once (task_reject_on_worker_lost)
+    assert jobs.begin(ref.job_id, "w2", settings.job_max_attempts) == ("failed", 0)
+    record = pipeline.job(ref.job_id)
+    assert record.state == "failed" and record.attempts == settings.job_max_attempts
+    assert "never finished: its worker process died each time" in (record.error or "")
+
+
+def test_a_worker_only_begins_jobs_it_still_holds(pipeline: Pipeline) -> None:
+    (ref,) = pipeline.submit_many([RetrievalRequest(query="berth 2")], "port")
+    jobs = pipeline.store.jobs
+    jobs.start([ref.job_id], "old")
+    jobs.start([ref.job_id], "new")  # swept and claimed again elsewhere
+    assert jobs.begin(ref.job_id, "old", 3) == ("running", 0)
+    assert jobs.begin(ref.job_id, "new", 3) == ("run", 1)
 
 
 def test_the_sweeper_closes_a_job_whose_result_is_already_stored(

@@ -169,8 +169,9 @@ def test_a_job_moves_queued_running_done_and_is_done_exactly_once(store: Store) 
     assert store.jobs.create(job) == "new"
     assert store.jobs.create(job) == "queued"
     [(verdict, attempt, got)] = store.jobs.start([job.key], "w1")
-    assert (verdict, attempt, got) == ("run", 1, job)
+    assert (verdict, attempt, got) == ("run", 0, job)  # claimed: no attempt charged yet
     assert store.jobs.get(job.key).state == "running"
+    assert store.jobs.begin(job.key, "w1", max_attempts=3) == ("run", 1)
     assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "done"
     assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "already-done"
     assert store.jobs.start([job.key], "w2")[0][0] == "done"
@@ -195,8 +196,10 @@ def test_a_failure_is_retried_until_the_attempts_run_out_then_kept(store: Store)
     job = spec()
     store.jobs.create(job)
     store.jobs.start([job.key], "w1")
+    store.jobs.begin(job.key, "w1", max_attempts=2)
     assert store.jobs.fail(job.key, "boom 1", permanent=False, max_attempts=2) == "queued"
     store.jobs.start([job.key], "w1")
+    store.jobs.begin(job.key, "w1", max_attempts=2)
     assert store.jobs.fail(job.key, "boom 2", permanent=False, max_attempts=2) == "failed"
     record = store.jobs.get(job.key)
     assert (record.state, record.attempts, record.error) == ("failed", 2, "boom 2")
