@@ -114,6 +114,7 @@ class Settings:
     verify_stratify: str = "corpus"
     log_key_file: Path | None = None
     checkpoint_interval: float = 60.0
+    heal_interval: float = 3600.0
     verify_checkpoint: Path | None = None
     verify_verifier_key: str | None = None
 
@@ -282,6 +283,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_LOG_KEY_FILE", "log_key_file", lambda raw: Path(_text(raw)),
          "private key (C2SP note format, mode 0600) that signs log checkpoints; "
          "`rookhaven log keygen` writes one"),
+    Spec("ROOKHAVEN_HEAL_INTERVAL", "heal_interval", _seconds,
+         "how often beat looks for done jobs whose result was lost, to recompute them: a "
+         "scan of every job record (seconds)"),
     Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", _seconds,
          "how often beat signs a checkpoint of the log when it grew (seconds)"),
     Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(_text(raw)),

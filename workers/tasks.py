@@ -12,7 +12,14 @@ from celery import Celery
 
 from rookhaven import checkpoints
 from rookhaven.errors import InputError
-from rookhaven.pipeline import TASK_BATCH, TASK_CHECKPOINT, TASK_JOB, TASK_SWEEP, TASK_VERIFY
+from rookhaven.pipeline import (
+    TASK_BATCH,
+    TASK_CHECKPOINT,
+    TASK_HEAL,
+    TASK_JOB,
+    TASK_SWEEP,
+    TASK_VERIFY,
+)
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import pinned_from
 
@@ -48,6 +55,11 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
         report = runtime.pipeline().sweep()
         return {"requeued": len(report.requeued), "done": len(report.done),
                 "failed": len(report.failed), "skipped": report.skipped}
+
+    @app.task(name=TASK_HEAL, shared=False)
+    def heal() -> dict[str, Any]:
+        """Recompute done jobs whose result was lost (beat runs this)."""
+        return {"healed": len(runtime.pipeline().heal())}
 
     @app.task(name=TASK_CHECKPOINT, shared=False)
     def checkpoint() -> dict[str, Any]:

@@ -1,13 +1,17 @@
-"""``rookhaven sweep``: enqueue again every job with no result; fail those out of attempts.
+"""``rookhaven sweep``: enqueue again every job with no result; fail those out of attempts;
+recompute every done job whose result was lost (``healed``).
 
-The beat schedule runs the same sweep every ROOKHAVEN_SWEEP_INTERVAL seconds; run this by
-hand after an outage, with ``--older-than 0`` to take every queued job now.
+The beat schedule runs the same sweep every ROOKHAVEN_SWEEP_INTERVAL seconds and the healing
+scan (a scan of every job record) every ROOKHAVEN_HEAL_INTERVAL; run this by hand after an
+outage or a restore, with ``--older-than 0`` to take every queued job now.
 """
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
+
+import orjson
 
 from ..config import Settings
 from ..pipeline import open_pipeline
@@ -23,6 +27,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    report = open_pipeline(settings).sweep(older_than=args.older_than)
-    write_line(report.model_dump_json().encode())
+    pipeline = open_pipeline(settings)
+    report = pipeline.sweep(older_than=args.older_than)
+    healed = pipeline.heal()
+    write_line(orjson.dumps({**report.model_dump(), "healed": healed}))
     return 0

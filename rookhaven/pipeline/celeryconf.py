@@ -29,6 +29,7 @@ TASK_BATCH = "rookhaven.batch"
 TASK_SWEEP = "rookhaven.sweep"
 TASK_VERIFY = "rookhaven.verify"
 TASK_CHECKPOINT = "rookhaven.checkpoint"
+TASK_HEAL = "rookhaven.heal"
 QUEUE = "rookhaven"
 # Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
 # consume both and kombu alternates between non-empty queues, so a dead worker's jobs and
@@ -83,7 +84,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         # The nightly verifier goes with the sweeps so a backlog cannot delay it for hours.
         "task_routes": {TASK_SWEEP: {"queue": QUEUE_RECOVERY},
                         TASK_VERIFY: {"queue": QUEUE_RECOVERY},
-                        TASK_CHECKPOINT: {"queue": QUEUE_RECOVERY}},
+                        TASK_CHECKPOINT: {"queue": QUEUE_RECOVERY},
+                        TASK_HEAL: {"queue": QUEUE_RECOVERY}},
         "timezone": "UTC",
         "enable_utc": True,
         "task_publish_retry_policy": {
@@ -98,6 +100,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                 "schedule": settings.sweep_interval,
                 # A sweep nobody ran in time is replaced by the next, never queued up.
                 "options": {"expires": settings.sweep_interval},
+            },
+            "rookhaven-heal": {
+                "task": TASK_HEAL,
+                "schedule": settings.heal_interval,
+                "options": {"expires": settings.heal_interval},
             },
             "rookhaven-checkpoint": {
                 "task": TASK_CHECKPOINT,

@@ -6,6 +6,7 @@ already stored is answered at once without enqueuing (see docs/adr/0005-job-ledg
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,8 @@ from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
 from .cache import RetrieverCache
 from .celeryconf import QUEUE_RECOVERY
 from .dispatch import Dispatcher
+
+log = logging.getLogger("rookhaven.pipeline")
 
 # A running job is swept this long after its task's hard time limit, to let the pool
 # report the kill first.
@@ -129,6 +132,19 @@ class Pipeline:
                     "with `rookhaven job ID`, and that workers run (`celery -A workers worker`)"
                 )
             time.sleep(poll)
+
+    def heal(self) -> list[str]:
+        """Recompute every done job whose result is gone (an eviction, a partial restore):
+        the inputs are in its record, so the same key gets the same bytes again."""
+        reopened: list[str] = []
+        for page in self.store.jobs.lost():
+            found = [job_id for job_id in page if self.store.jobs.reopen(job_id) == "reopened"]
+            self.dispatcher.send(found, self.settings.batch_size, QUEUE_RECOVERY)
+            reopened += found
+        if reopened:
+            log.warning("%d done job(s) had lost their result; recomputing them",
+                        len(reopened), extra={"jobs": len(reopened)})
+        return reopened
 
     def sweep(self, older_than: float | None = None, limit: int = 10_000) -> SweepReport:
         """Enqueue again every job with no result that is queued for longer than

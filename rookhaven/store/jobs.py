@@ -7,7 +7,7 @@ twice finds the same job, and a redelivered message finds the job already done.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +106,38 @@ class JobStore:
                               args=[*ctx.job_args(ctx.now(), job_id), worker, max_attempts])
         verdict = text(reply[0])
         return verdict, int(text(reply[1])) if verdict == "run" else 0
+
+    def lost(self, page: int = 1000) -> Iterator[list[str]]:
+        """Pages of done jobs whose result is gone, found by a scan of every job record
+        (a done job is in no index, and an index may be lost with the result)."""
+        ctx = self._ctx
+        prefix = ctx.keys.job("")
+        with translated(ctx.client, "looking for done jobs without a result"):
+            batch: list[str] = []
+            for name in ctx.client.scan_iter(match=prefix + "*", count=page):
+                batch.append(text(name)[len(prefix):])
+                if len(batch) == page:
+                    yield self._without_result(batch)
+                    batch = []
+            if batch:
+                yield self._without_result(batch)
+
+    def _without_result(self, job_ids: list[str]) -> list[str]:
+        ctx = self._ctx
+        pipe = ctx.client.pipeline(transaction=False)
+        for job_id in job_ids:
+            pipe.hget(ctx.keys.job(job_id), "state")
+            pipe.exists(ctx.keys.result(job_id))
+        flags = pipe.execute()
+        return [job_id for i, job_id in enumerate(job_ids)
+                if flags[2 * i] == b"done" and not flags[2 * i + 1]]
+
+    def reopen(self, job_id: str) -> str:
+        """Queue again a done job whose result is gone: 'reopened', or its state."""
+        ctx = self._ctx
+        with translated(ctx.client, f"reopening job {job_id}"):
+            return text(ctx.reopen(keys=ctx.job_keys(job_id, job_id),
+                                   args=ctx.job_args(ctx.now(), job_id)))
 
     def fail(self, job_id: str, error: str, *, permanent: bool, max_attempts: int) -> str:
         """Record ``error``; 'failed' if permanent or out of attempts, else 'queued' to retry."""

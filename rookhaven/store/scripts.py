@@ -35,6 +35,15 @@ local state = redis.call('HGET', job, 'state')
 # done (nothing written); 'new' when a job was recorded as queued and must be enqueued.
 CREATE = _COMMON + """
 if redis.call('EXISTS', result) == 1 then return 'cached' end
+if state == 'done' then
+  -- Done, but its result is gone (an eviction, a partial restore): compute it again, under
+  -- the same key, with the same bytes.
+  redis.call('HSET', job, 'state', 'queued', 'updated', now, 'finished', '', 'attempts', 0)
+  redis.call('HINCRBY', job, 'enqueued', 1)
+  redis.call('ZADD', queued, now, id)
+  event('requeued', 'result missing')
+  return 'new'
+end
 if state and state ~= 'failed' then return state end
 redis.call('HSET', job, 'id', id, 'key', ARGV[8], 'request', ARGV[4], 'corpus', ARGV[5],
            'provider', ARGV[6], 'params', ARGV[7], 'state', 'queued', 'created', now,
@@ -135,6 +144,18 @@ if state == 'done' then return 'already-done' end
 redis.call('HSET', job, 'error', '')
 close('done', '')
 return 'done'
+"""
+
+# No extra keys or args. Reopens a done job whose result is gone: 'reopened' (enqueue it),
+# else its state ('done' with its result, 'queued', ...) or 'missing'.
+REOPEN = _COMMON + """
+if not state then return 'missing' end
+if state ~= 'done' or redis.call('EXISTS', result) == 1 then return state end
+redis.call('HSET', job, 'state', 'queued', 'updated', now, 'finished', '', 'attempts', 0)
+redis.call('HINCRBY', job, 'enqueued', 1)
+redis.call('ZADD', queued, now, id)
+event('requeued', 'result missing')
+return 'reopened'
 """
 
 # ARGV[4..6] = error text, '1' if retrying cannot help, max attempts.

@@ -185,3 +185,36 @@ def test_a_visibility_timeout_not_above_the_time_limit_is_refused() -> None:
     with pytest.raises(ConfigError, match="must exceed ROOKHAVEN_TASK_TIME_LIMIT"):
         Settings.from_mapping({"ROOKHAVEN_VISIBILITY_TIMEOUT": "60",
                                "ROOKHAVEN_TASK_TIME_LIMIT": "60"})
+
+
+def _done_then_lost(pipeline: Pipeline, settings: Settings) -> dict[str, bytes]:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"crane {i} delay", seed=f"h{i}")
+                                 for i in range(6)], "port")
+    ids = [r.job_id for r in refs]
+    Executor(pipeline.store, settings).run(ids, "w")
+    before = {i: pipeline.result(i) for i in ids}
+    for job_id in ids:  # an eviction or a partial restore: results gone, job records kept
+        pipeline.store.client.delete(pipeline.store.keys.result(job_id))
+    return before
+
+
+def test_the_healing_sweep_recomputes_done_jobs_whose_result_is_gone(
+        pipeline: Pipeline, settings: Settings) -> None:
+    before = _done_then_lost(pipeline, settings)
+    assert sorted(pipeline.heal()) == sorted(before)
+    dispatcher = pipeline.dispatcher
+    assert isinstance(dispatcher, RecordingDispatcher)
+    assert sorted(dispatcher.sends[-1].job_ids) == sorted(before)
+    assert {r.state for r in pipeline.store.jobs.get_many(list(before)) if r} == {"queued"}
+    Executor(pipeline.store, settings).run(list(before), "w")
+    assert {i: pipeline.result(i) for i in before} == before  # same keys, same bytes
+    assert pipeline.heal() == []
+
+
+def test_resubmitting_a_done_job_whose_result_is_gone_computes_it_again(
+        pipeline: Pipeline, settings: Settings) -> None:
+    before = _done_then_lost(pipeline, settings)
+    ref = pipeline.submit(RetrievalRequest(query="crane 0 delay", seed="h0"), "port")
+    assert ref.state == "queued" and not ref.cached and sent(pipeline)[-1] == [ref.job_id]
+    Executor(pipeline.store, settings).run([ref.job_id], "w")
+    assert pipeline.result(ref.job_id) == before[ref.job_id]
