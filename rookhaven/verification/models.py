@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # recipe does not lead to the key the bytes are stored under (a result moved or rewritten
 # for another request). unreplayable: made by an engine this install lacks (install a
 # Rookhaven that has it). missing-corpus / missing-result / no-recipe: cannot be replayed.
+# nothing-checked / results-missing: the store holds no result to check, or fewer than its
+# counters or its log say were ever stored (a Redis restarted empty, a partial restore).
 # drift is no longer produced (every released engine stays installed); old run records
 # may still count it.
 # The log checks (with a pinned checkpoint): bad-signature (a checkpoint not signed by the
@@ -19,10 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # from the logged hashes), unlogged (a stored result the log never saw).
 Outcome = Literal["match", "mismatch", "wrong-key", "unreplayable", "drift", "missing-corpus",
                   "missing-result", "no-recipe", "bad-signature", "log-inconsistent",
-                  "erased", "rewritten", "unlogged"]
+                  "erased", "rewritten", "unlogged", "nothing-checked", "results-missing"]
 ALARMS: frozenset[str] = frozenset({"mismatch", "wrong-key", "unreplayable", "missing-corpus",
                                     "missing-result", "no-recipe", "bad-signature",
-                                    "log-inconsistent", "erased", "rewritten", "unlogged"})
+                                    "log-inconsistent", "erased", "rewritten", "unlogged",
+                                    "nothing-checked", "results-missing"})
 
 
 class Verdict(BaseModel):

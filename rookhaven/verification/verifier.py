@@ -20,6 +20,7 @@ from .models import Selection, Verdict, VerificationRun
 from .replay import Replayer
 
 log = logging.getLogger("rookhaven.verify")
+STORE = "store"  # the key a verdict about the whole store is filed under
 
 
 def _month(stamp: float) -> str:
@@ -59,6 +60,24 @@ class Verifier:
                     strata[digest] = [k for k, _ in self.store.audits.scan(corpus=digest)]
         return stratified_sample(strata, selection.sample, seed), seed
 
+    def _population(self, selection: Selection) -> list[Verdict]:
+        """An alarm when there is nothing to check, or fewer results than were stored."""
+        held = self.store.audits.count()
+        stored = max(self.store.verifications.counters().get("results_stored", 0),
+                     self.store.log.size())
+        if held == 0:
+            detail = ("the store holds no result to verify" + (
+                f", though {stored} were stored: they are gone (a Redis restarted empty?)"
+                if stored else "; if results were stored here before, they are gone "
+                "(a Redis restarted empty?), and a pinned checkpoint would say how many"))
+            return [Verdict(key=STORE, outcome="nothing-checked", detail=detail)]
+        if held < stored and selection.corpus is None:
+            return [Verdict(key=STORE, outcome="results-missing",
+                            detail=f"the store holds {held} results, fewer than the {stored} "
+                                   "its counters and its log say were stored: "
+                                   f"{stored - held} are gone")]
+        return []
+
     def run(self, selection: Selection,
             progress: Callable[[int, int], None] | None = None,
             pinned: PinnedCheckpoint | None = None) -> VerificationRun:
@@ -70,6 +89,8 @@ class Verifier:
         for verdict in verdicts:
             log.error("verification alarm: %s for %s: %s", verdict.outcome, verdict.key,
                       verdict.detail, extra={"key": verdict.key, "outcome": verdict.outcome})
+        if not selection.keys:
+            verdicts += self._population(selection)
         for done, key in enumerate(keys, start=1):
             verdict = self.replayer.replay(key)
             verdicts.append(verdict)

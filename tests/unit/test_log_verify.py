@@ -69,7 +69,7 @@ def test_a_result_erased_with_every_index_entry_is_caught(pipeline: Pipeline) ->
     pin = pinned(pipeline)
     victim = keys(pipeline)[2]
     erase(pipeline, victim, pipeline.store.corpora.resolve("port"))
-    assert alarms(pipeline, pin) == [("erased", victim)]
+    assert alarms(pipeline, pin) == [("erased", victim), ("results-missing", "store")]
 
 
 def test_a_result_rewritten_consistently_for_another_query_is_caught(pipeline: Pipeline) -> None:

@@ -162,3 +162,17 @@ def test_runs_alarms_and_counters_are_recorded_in_the_store(pipeline: Pipeline) 
     verify_counters = {k: v for k, v in log.counters().items() if k.startswith("verify_")}
     assert verify_counters == {"verify_alarms": 1, "verify_checked": 4, "verify_drift": 0,
                                "verify_matched": 3, "verify_runs": 1}
+
+
+def test_a_store_emptied_or_short_of_what_it_stored_is_an_alarm_saying_so(
+        pipeline: Pipeline) -> None:
+    store = pipeline.store
+    victim = keys(pipeline)[0]
+    store.client.zrem(store.keys.audits_by_time, victim)  # a partial restore lost one
+    run = verifier(pipeline).run(Selection(all=True))
+    assert [(v.outcome, v.key) for v in run.verdicts if v.alarm] == [("results-missing", "store")]
+    assert "fewer than the 4" in run.verdicts[0].detail and not run.clean
+    store.client.flushall()  # a Redis restarted empty, counters, log and all
+    run = verifier(pipeline).run(Selection(all=True))
+    assert [(v.outcome, v.key) for v in run.verdicts] == [("nothing-checked", "store")]
+    assert run.checked == 0 and run.alarms == 1 and not run.clean
