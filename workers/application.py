@@ -26,6 +26,7 @@ def create_app(settings: Settings) -> Celery:
         settings = settings.with_overrides(redis_url=LOCAL_REDIS)
     app = Celery("rookhaven")
     app.conf.update(celery_config(settings))
+    app.conf.worker_consumer = "workers.consumer:GuardedConsumer"
     runtime = WorkerRuntime(settings, FATAL)
     register_tasks(app, runtime)
     connect_hooks(app, runtime)

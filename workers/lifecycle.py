@@ -17,6 +17,7 @@ from celery import Celery
 from celery.bootsteps import RUN
 from celery.signals import (
     beat_init,
+    task_rejected,
     worker_init,
     worker_process_init,
     worker_ready,
@@ -32,6 +33,23 @@ from rookhaven.store import Store
 from .runtime import WorkerRuntime
 
 log = logging.getLogger("rookhaven.workers")
+
+
+def _lost_client_is_a_connection_error(method: Any) -> Any:
+    """``method`` (kombu's Redis QoS ack or reject) raising a connection error, not an
+    AttributeError, when the broker died and took the channel's client with it."""
+    if getattr(method, "rookhaven_guarded", False):
+        return method
+
+    def guarded(self: Any, delivery_tag: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, delivery_tag, *args, **kwargs)
+        except AttributeError as exc:
+            # OSError's ConnectionError: among the transport's connection_errors.
+            raise ConnectionError(f"broker connection lost while acknowledging: {exc}") from exc
+
+    guarded.rookhaven_guarded = True  # type: ignore[attr-defined]
+    return guarded
 
 
 def _consuming(consumer: Any) -> bool:
@@ -71,6 +89,12 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         # Restoring unacked messages on channel close can end a worker whose broker just
         # died (ADR 0005, "restore on close"); they come back by the periodic restore.
         kombu_redis.Channel.do_restore = False
+        # So can an ack on a channel whose client went with the broker: as a connection
+        # error Celery logs it and reconnects; the message returns after the visibility
+        # timeout and its job, already done, is skipped.
+        for name in ("ack", "reject"):
+            setattr(kombu_redis.QoS, name,
+                    _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
 
     def on_child(**_: Any) -> None:
         runtime.reset()
@@ -87,6 +111,22 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         log.info("worker ready", extra={"instance": runtime.instance,
                                         "metrics_port": settings.metrics_port})
 
+    def on_rejected(sender: Any = None, message: Any = None, exc: Any = None,
+                    **_: Any) -> None:
+        if not ours(sender):
+            return
+        headers = getattr(message, "headers", None)
+        task = str(headers.get("task", "?")) if isinstance(headers, dict) else "?"
+        reason = (f"{exc.__class__.__name__}: {exc} (content-type "
+                  f"{getattr(message, 'content_type', None)!r})")
+        log.error("dropped a message no task can run: %s", reason,
+                  extra={"task": task, "reason": reason})
+        try:
+            store = runtime.store()
+            store.ledger.reject(task, reason, f"{store.now():.3f}")
+        except RookhavenError as failure:
+            log.warning("could not record the rejected message: %s", failure)
+
     def on_shutdown(sender: Any = None, **_: Any) -> None:
         if not ours(sender):
             return
@@ -102,3 +142,4 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     worker_process_init.connect(on_child, weak=False)
     worker_ready.connect(on_ready, weak=False)
     worker_shutdown.connect(on_shutdown, weak=False)
+    task_rejected.connect(on_rejected, weak=False)

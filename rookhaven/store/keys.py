@@ -83,6 +83,11 @@ class Keys:
         return f"{self.prefix}:violations"
 
     @property
+    def rejected(self) -> str:
+        """Stream: broker messages no task could run (dropped, never executed), with why."""
+        return f"{self.prefix}:rejected-messages"
+
+    @property
     def verifications(self) -> str:
         """Sorted set: verification run id -> when it started."""
         return f"{self.prefix}:verifications"

@@ -1,4 +1,5 @@
-"""Reading the job ledger (every state change) and the integrity-violations stream."""
+"""The job ledger (every state change), the integrity-violations stream and the stream of
+rejected broker messages."""
 
 from __future__ import annotations
 
@@ -31,6 +32,19 @@ class Ledger:
         for entry_id, f in self._read(self._ctx.keys.ledger, page):
             yield LedgerEvent(id=entry_id, job=f["job"], event=f["event"], at=float(f["at"]),
                               detail=f.get("detail", ""))
+
+    def reject(self, task: str, reason: str, at: str) -> None:
+        """Record a broker message that was dropped unexecuted, and why."""
+        with translated(self._ctx.client, "recording a rejected message"):
+            self._ctx.client.xadd(self._ctx.keys.rejected,
+                                  {"task": task, "reason": reason[:500], "at": at},
+                                  maxlen=100_000, approximate=True)
+            self._ctx.client.hincrby(self._ctx.keys.counters, "messages_rejected", 1)
+
+    def rejected(self, page: int = 1000) -> Iterator[dict[str, str]]:
+        """Every recorded rejected message, oldest first."""
+        for _, fields in self._read(self._ctx.keys.rejected, page):
+            yield fields
 
     def violations(self, page: int = 1000) -> Iterator[Violation]:
         """Every refused attempt to store different bytes under an existing key."""

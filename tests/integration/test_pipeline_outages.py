@@ -88,8 +88,7 @@ def test_after_the_broker_is_killed_and_restarted_the_sweeper_gets_every_job_don
     ids = [r.job_id for r in refs]
     # Two workers, as in production: if the broker loss wedges one (a Celery 5.7 bug, see
     # workers/lifecycle.py), its heartbeat stops and the sweeper hands its jobs to the other.
-    workers.start("w1", concurrency=1)
-    workers.start("w2", concurrency=1)
+    procs = [workers.start("w1", concurrency=1), workers.start("w2", concurrency=1)]
     wait_until(lambda: states(pipe, ids).get("done", 0) >= 300, 90,
                what="the workers to drain some jobs", interval=0.01)
     broker.kill()
@@ -118,6 +117,11 @@ def test_after_the_broker_is_killed_and_restarted_the_sweeper_gets_every_job_don
     assert list(pipe.store.ledger.violations()) == []
     for ref in refs[:50]:
         assert pipe.result(ref.result_key)
+    # A broker SIGKILL never ends a worker process (kombu's ack on a lost client, the
+    # restore on channel close): both still run, and still take jobs.
+    assert [p.poll() for p in procs] == [None, None]
+    late = pipe.submit(requests(1, tag="after-")[0], "port")
+    wait_until(lambda: all_done(pipe, [late.job_id]), 60, what="a job after the outage")
 
 
 def test_redis_unreachable_at_submit_is_a_clear_error_and_writes_nothing(
