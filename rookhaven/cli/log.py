@@ -22,6 +22,7 @@ import orjson
 
 from .. import checkpoints
 from ..config import Settings
+from ..core import merkle
 from ..core.leaf import leaf_for
 from ..core.note import generate_key
 from ..errors import InputError, NotFoundError
@@ -76,8 +77,8 @@ def _key(settings: Settings) -> str | None:
     return checkpoints.read_private_key(settings.log_key_file)
 
 
-def _size(store: Store, raw: str) -> tuple[int, str | None]:
-    """A tree size from a number or a checkpoint file, and the file's note if any."""
+def _point(raw: str) -> tuple[int, bytes | None]:
+    """A tree size from a number, or the size and signed root of a checkpoint file."""
     if raw.isdigit():
         return int(raw), None
     path = Path(raw)
@@ -86,7 +87,8 @@ def _size(store: Store, raw: str) -> tuple[int, str | None]:
     except OSError as exc:
         raise InputError(f"{raw} is neither a tree size nor a readable checkpoint file "
                          f"({exc.strerror})") from None
-    return checkpoints.checked(note, None).size, note
+    checkpoint = checkpoints.checked(note, None)
+    return checkpoint.size, checkpoint.root
 
 
 def _prove(store: Store, args: argparse.Namespace) -> int:
@@ -97,18 +99,24 @@ def _prove(store: Store, args: argparse.Namespace) -> int:
 
 
 def _consistency(store: Store, args: argparse.Namespace) -> int:
-    (old, _), (new, _) = _size(store, args.old), _size(store, args.new)
-    if old > new:
-        raise InputError(f"OLD ({old}) is larger than NEW ({new}); give the older one first")
-    store.log.integrate()
-    if new > store.log.size():
-        raise NotFoundError(f"the log holds {store.log.size()} leaves, fewer than {new}")
+    (old, old_signed), (new, new_signed) = _point(args.old), _point(args.new)
+    if not 0 < old <= new:
+        raise InputError(f"OLD ({old}) must be at least 1 and at most NEW ({new}); give the "
+                         "older one first")
+    size = store.log.integrate()
+    if new > size:
+        raise NotFoundError(f"the log holds {size} leaves, fewer than {new}")
+    # A checkpoint's own signed root, never one recomputed from what the store holds now:
+    # the proof must take the root an auditor kept to today's.
+    old_root = old_signed if old_signed is not None else store.log.root(old)
+    new_root = new_signed if new_signed is not None else store.log.root(new)
+    proof = store.log.consistency(old, new) if old < new else []
+    verified = (old_root == new_root if old == new
+                else merkle.verify_consistency(old, new, old_root, new_root, proof))
     write_line(orjson.dumps({
-        "old": old, "new": new, "old_root": _b64(store.log.root(old)),
-        "new_root": _b64(store.log.root(new)),
-        "proof": [_b64(p) for p in (store.log.consistency(old, new) if old else [])]},
-        option=orjson.OPT_INDENT_2))
-    return 0
+        "old": old, "new": new, "old_root": _b64(old_root), "new_root": _b64(new_root),
+        "proof": [_b64(p) for p in proof], "verified": verified}, option=orjson.OPT_INDENT_2))
+    return 0 if verified else 1
 
 
 def _backfill(store: Store) -> int:
