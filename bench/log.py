@@ -106,45 +106,71 @@ def bare_put(ctx: StoreContext, key: str, result: bytes, audit: bytes) -> str:
                                               LOG_CHUNK]))
 
 
-def append_cost(client: Any, prefix: str, n: int, rounds: int) -> list[tuple[str, str]]:
-    rows: dict[str, list[float]] = {"with log": [], "without log": [], "without log or leaf": []}
-    variant = without_log()
-    names = list(rows)
+def server_time(client: Any) -> tuple[int, int]:
+    """(calls, microseconds) Redis has spent in EVALSHA so far (INFO commandstats)."""
+    found = client.info("commandstats").get("cmdstat_evalsha", {})
+    return int(found.get("calls", 0)), int(found.get("usec", 0))
+
+
+def putter(client: Any, name: str, keys: Keys) -> Any:
+    """The put function of one variant, on its own StoreContext under ``keys``."""
+    ctx = StoreContext(client, keys, time.time)
+    if name == "with log":
+        return ResultStore(ctx).put
+    ctx.complete = client.register_script(without_log())
+    if name == "without log":
+        return ResultStore(ctx).put
+    return lambda key, _corpus, result, audit: bare_put(ctx, key, result, audit)
+
+
+def append_cost(client: Any, prefix: str, n: int, rounds: int,
+                block: int = 500) -> list[tuple[str, str]]:
+    """Each round stores ``n`` results per variant, interleaved ``block`` puts at a time
+    (the order rotating), so a noisy neighbour slows every variant alike."""
+    names = ["with log", "without log", "without log or leaf"]
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    server: dict[str, list[float]] = {name: [] for name in names}
     for r in range(-1, rounds):  # round -1 warms up the client, the server and both scripts
-        for name in names if r % 2 else names[::-1]:  # alternate who goes first
-            run_prefix = f"{prefix}:append-{r}-{name.replace(' ', '-')}"
-            batch = results(n if r >= 0 else min(n, 2000), f"{r}-{name}")
-            if name == "with log":
-                store = ResultStore(StoreContext(client, Keys(run_prefix), time.time))
-                put = store.put
-            else:
-                ctx = StoreContext(client, Keys(run_prefix), time.time)
-                ctx.complete = client.register_script(variant)
-                plain = ResultStore(ctx)
-                put = plain.put if name == "without log" else (
-                    lambda key, _c, res, aud, ctx=ctx: bare_put(ctx, key, res, aud))
-            started = time.perf_counter()
-            for key, result, audit in batch:
-                put(key, CORPUS, result, audit)
-            if r >= 0:
-                rows[name].append(n / (time.perf_counter() - started))
-            if name == "with log":
-                assert client.llen(Keys(run_prefix).log_leaves) == len(batch)
-            else:
-                assert client.llen(Keys(run_prefix).log_leaves) == 0
-            delete_prefix(client, run_prefix)
-        if r >= 0:
-            print(f"append round {r + 1}: " + ", ".join(
-                f"{name} {rates[-1]:.0f}/s" for name, rates in rows.items()), flush=True)
-    best = {name: statistics.median(rates) for name, rates in rows.items()}
-    out = [(f"put, {name} (median of {rounds} x {n})", f"{best[name]:,.0f} results/s")
-           for name in rows]
-    out.append(("log cost vs COMPLETE without the log block",
-                f"costs {1 - best['with log'] / best['without log']:.1%} of throughput "
-                f"(ratio {best['with log'] / best['without log']:.3f})"))
-    out.append(("log cost vs no log and no leaf",
-                f"costs {1 - best['with log'] / best['without log or leaf']:.1%} of throughput "
-                f"(ratio {best['with log'] / best['without log or leaf']:.3f})"))
+        size = n if r >= 0 else min(n, 2000)
+        runs = {name: (Keys(f"{prefix}:append-{r}-{i}"), results(size, f"{r}-{i}"))
+                for i, name in enumerate(names)}
+        puts = {name: putter(client, name, keys) for name, (keys, _) in runs.items()}
+        wall = dict.fromkeys(names, 0.0)
+        spent = {name: [0, 0] for name in names}
+        for b, at in enumerate(range(0, size, block)):
+            for name in names[b % 3:] + names[:b % 3]:
+                put, batch = puts[name], runs[name][1][at:at + block]
+                calls, usec = server_time(client)
+                started = time.perf_counter()
+                for key, result, audit in batch:
+                    put(key, CORPUS, result, audit)
+                wall[name] += time.perf_counter() - started
+                calls_after, usec_after = server_time(client)
+                spent[name][0] += calls_after - calls
+                spent[name][1] += usec_after - usec
+        for name, (keys, _) in runs.items():
+            assert client.llen(keys.log_leaves) == (size if name == "with log" else 0)
+            delete_prefix(client, keys.prefix)
+        if r < 0:
+            continue
+        for name in names:
+            rates[name].append(size / wall[name])
+            # Other clients' EVALSHAs would count too: run on an otherwise idle Redis.
+            server[name].append(spent[name][1] / max(1, spent[name][0]))
+        print(f"append round {r + 1}: " + ", ".join(
+            f"{name} {rates[name][-1]:.0f}/s" for name in names), flush=True)
+    others = int(client.info("clients")["connected_clients"]) - 1
+    if others > 0:
+        print(f"note: {others} other client(s) connected: the script times may include theirs",
+              flush=True)
+    median = {name: statistics.median(rates[name]) for name in names}
+    out = [(f"put, {name} ({rounds} x {n:,}, median)",
+            f"{median[name]:,.0f}/s (range {min(rates[name]):,.0f}-{max(rates[name]):,.0f}); "
+            f"{statistics.median(server[name]):.0f} us in the script")
+           for name in names]
+    for base in names[1:]:
+        ratio = median["with log"] / median[base]
+        out.append((f"with log / {base}", f"x{ratio:.3f} ({1 - ratio:.1%} slower)"))
     return out
 
 
