@@ -268,6 +268,26 @@ def test_consistency_between_sizes_and_between_checkpoint_files_verifies(
     assert backwards.returncode == 2 and "older one first" in one_line_error(backwards)
 
 
+@pytest.mark.xfail(strict=True, reason="log consistency takes only the tree size from a "
+                   "checkpoint file and prints roots recomputed from the store, so a rewritten "
+                   "log yields a proof that verifies against the printed roots, and exit 0")
+def test_consistency_from_a_checkpoint_file_refuses_a_store_whose_tree_it_did_not_sign(
+        pipeline: Pipeline, env: dict[str, str], signer: dict[str, str],
+        key: tuple[Path, str], tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    checkpoint(signer, key, old)
+    store, k = pipeline.store, pipeline.store.keys
+    store.client.delete(k.log_leaves, k.log_index, k.log_checkpoints,
+                        *store.client.keys(f"{k.prefix}:log:hashes:*"))
+    erase(pipeline, sorted(store.results.keys())[4])
+    assert rookhaven(env, "log", "backfill").returncode == 0  # the 19 survivors, re-logged
+    add_results(pipeline, 5, "cover")
+    done = rookhaven(env, "log", "consistency", str(old), "24")
+    found = orjson.loads(done.stdout) if done.returncode == 0 else None
+    signed = verify_checkpoint(old.read_text(), key[1]).root
+    assert found is None or b64(found["old_root"]) == signed, "printed a root nobody signed"
+
+
 # ----- result -------------------------------------------------------------------------
 
 
