@@ -131,7 +131,7 @@ class Keys:
 
     @property
     def log_checkpoints(self) -> str:
-        """Sorted set: signed checkpoint notes -> tree size (the log's signed history)."""
+        """Sorted set: signed checkpoint notes -> when each was signed (the signed history)."""
         return f"{self.prefix}:log:checkpoints"
 
     def worker(self, instance: str) -> str:
