@@ -129,7 +129,9 @@ def _backfill(store: Store) -> int:
         except NotFoundError:
             continue
         corpus = str(orjson.loads(audit).get("corpus_digest", ""))
-        leaf = leaf_for(key, result, audit, corpus, f"{store.now():.3f}", backfilled=True)
+        # Logged now, but stamped with when it was stored, where the audit index says.
+        stored = store.audits.stored_at(key) or store.now()
+        leaf = leaf_for(key, result, audit, corpus, f"{stored:.3f}", backfilled=True)
         added += store.log.backfill(key, leaf.encode()) == "added"
     print(f"backfilled {added} result(s); the log holds {store.log.size()} leaves",
           file=sys.stderr)

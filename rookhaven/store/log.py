@@ -67,12 +67,16 @@ class TransparencyLog:
         return None if found is None else int(found)
 
     def logged(self, keys: Sequence[str]) -> list[bool]:
-        """For each result key, whether the log has a leaf for it (one round trip)."""
+        """For each result key, whether the log holds a leaf for it: an index entry that
+        points inside the log (a truncation leaves entries pointing past its end)."""
         if not keys:
             return []
         with translated(self._ctx.client, f"looking up {len(keys)} leaves"):
-            found = self._ctx.client.hmget(self._ctx.keys.log_index, list(keys))
-        return [f is not None for f in found]
+            pipe = self._ctx.client.pipeline(transaction=False)
+            pipe.llen(self._ctx.keys.log_leaves)
+            pipe.hmget(self._ctx.keys.log_index, list(keys))
+            size, found = pipe.execute()
+        return [f is not None and int(f) < int(size) for f in found]
 
     def leaves(self, start: int = 0, stop: int | None = None,
                page: int = 1000) -> Iterator[tuple[int, bytes]]:

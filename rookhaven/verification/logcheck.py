@@ -59,8 +59,10 @@ def check_log(store: Store, pinned: PinnedCheckpoint, page: int = 1000) -> list[
     size = store.log.integrate()
     problem = _consistency(store, checkpoint, size)
     if problem is not None:
-        return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent", detail=problem)]
-    verdicts += _leaves(store, checkpoint.size, page)
+        verdicts.append(Verdict(key=LOG, outcome="log-inconsistent", detail=problem))
+    # Even in a log that no longer extends the pinned tree, every result it still holds is
+    # checked, and every stored result it lacks (a truncated leaf's) is named.
+    verdicts += _leaves(store, min(size, checkpoint.size), page)
     verdicts += _unlogged(store, page)
     return verdicts
 
