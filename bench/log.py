@@ -11,7 +11,10 @@ Measured, in one run:
    with the log block removed (registered on a separate StoreContext/ResultStore here
    only), alternating three times; and a third row that also skips building the leaf in
    Python, so the whole cost of the log is visible.
-2. a 1M-leaf log, its leaves and level-0 tiles written directly in COMPLETE's layout:
+2. bulk jobs as a worker runs them (``Executor.run`` over batches of 100 real retrieval jobs
+   on a 5,000-document corpus), with the real COMPLETE and with the copy without the log
+   block, in alternating rounds: the log's share of bulk throughput.
+3. a 1M-leaf log, its leaves and level-0 tiles written directly in COMPLETE's layout:
    ``integrate`` from scratch, signing a checkpoint when already integrated, integrating
    and signing after 1,000 more results stored by ``put``, and inclusion proofs
    (``log.inclusion`` + ``merkle.verify_inclusion``) of 1,000 random leaves.
@@ -178,6 +181,69 @@ def append_cost(client: Any, prefix: str, n: int, rounds: int,
     return out
 
 
+class _NoLeaf:
+    @staticmethod
+    def encode() -> bytes:
+        return b""
+
+
+def _no_leaf(*_: Any, **__: Any) -> _NoLeaf:
+    return _NoLeaf()
+
+
+def bulk_jobs(client: Any, prefix: str, n: int, rounds: int,
+              batch: int = 100) -> list[tuple[str, str]]:
+    """Bulk work as a worker does it: ``Executor.run`` over batches of real retrieval jobs
+    (job records, ranking, result, audit, ledger), with the real COMPLETE and with the copy
+    whose log block is cut out, in alternating rounds on one corpus."""
+    from rookhaven import Document
+    from rookhaven.config import Settings
+    from rookhaven.models import RetrievalRequest
+    from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
+    from rookhaven.store import Store
+
+    words = ["crane", "berth", "tide", "delay", "pilot", "tug", "cargo", "reefer", "quay",
+             "gantry", "customs", "vessel", "mooring", "draft", "hazard", "lashing"]
+    rng = random.Random(5)
+    docs = [Document(id=f"d{i:05d}", text=" ".join(rng.choice(words) for _ in range(40)))
+            for i in range(5000)]
+    settings = Settings(engine="bm25@2", batch_size=batch)
+    from rookhaven.store import results as results_module
+
+    real_leaf_for = results_module.leaf_for
+    rates: dict[str, list[float]] = {"with log": [], "without log": []}
+    for round_ in range(rounds):
+        for name in (["with log", "without log"] if round_ % 2 == 0
+                     else ["without log", "with log"]):
+            store = Store(client, f"{prefix}-jobs-{round_}-{name.replace(' ', '')}")
+            # Without the log: neither the script's log block nor the leaf built in Python.
+            results_module.leaf_for = real_leaf_for if name == "with log" else _no_leaf
+            if name == "without log":
+                store._ctx.complete = client.register_script(without_log())
+            pipe = Pipeline(store, RecordingDispatcher(), settings)
+            pipe.add_corpus(docs, "bench")
+            ids = [r.job_id for r in pipe.submit_many(
+                [RetrievalRequest(query=f"{rng.choice(words)} {rng.choice(words)} and "
+                                  f"{rng.choice(words)}", seed=f"{name}{round_}-{i}",
+                                  recallBudget=10) for i in range(n)], "bench")]
+            executor = Executor(store, settings)
+            executor.run(ids[:10], "warm")  # the index is built outside the timing
+            started = time.perf_counter()
+            for at in range(10, n, batch):
+                executor.run(ids[at:at + batch], "bench")
+            rates[name].append((n - 10) / (time.perf_counter() - started))
+    results_module.leaf_for = real_leaf_for
+    ratios = [w / o for w, o in zip(rates["with log"], rates["without log"], strict=True)]
+    return [
+        (f"bulk jobs, with log ({rounds} x {n}, median)",
+         f"{statistics.median(rates['with log']):,.0f} jobs/s"),
+        (f"bulk jobs, without log block or leaf ({rounds} x {n}, median)",
+         f"{statistics.median(rates['without log']):,.0f} jobs/s"),
+        ("bulk jobs, with / without, median of per-round ratios",
+         f"x{statistics.median(ratios):.3f} (rounds {', '.join(f'{r:.3f}' for r in ratios)})"),
+    ]
+
+
 def build_log(client: Any, keys: Keys, n: int) -> list[str]:
     """Write ``n`` leaves, their index and level-0 tiles as COMPLETE does; the leaf keys."""
     stamp = f"{time.time():.3f}"
@@ -267,6 +333,7 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
     parser.add_argument("--results", type=int, default=20_000, help="results per append run")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=3000, help="jobs per bulk round")
     parser.add_argument("--leaves", type=int, default=1_000_000)
     parser.add_argument("--proofs", type=int, default=1000)
     args = parser.parse_args()
@@ -278,6 +345,7 @@ def main() -> None:
     rows: list[tuple[str, str]] = []
     try:
         rows += append_cost(client, prefix, args.results, args.rounds)
+        rows += bulk_jobs(client, prefix, args.jobs, args.rounds + 1)
         rows += million(client, prefix, args.leaves, args.proofs)
     finally:
         delete_prefix(client, prefix)
