@@ -3,6 +3,7 @@ here, submit and read back, replay, and a Redis that is down."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,11 @@ import orjson
 import pytest
 from mcp import Client
 
-from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
+from rookhaven import Document, RetrievalRequest, canonical_bytes, checkpoints, retrieve
 from rookhaven.config import Settings
+from rookhaven.core import merkle
+from rookhaven.core.leaf import parse_leaf
+from rookhaven.core.note import generate_key, verify_checkpoint
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.server import build_server
@@ -114,6 +118,25 @@ async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
     assert audit["audit"] == stored["result"]["audit"]
     verdict = ok(await client.call_tool("verify_result", {"resultKey": job["result_key"]}))
     assert verdict | {"match": True, "outcome": "match", "alarm": False} == verdict
+
+
+async def test_get_result_and_get_audit_carry_the_inclusion_proof_once_a_checkpoint_covers_it(
+        client: Client, store: Store) -> None:
+    key = ok(await client.call_tool("submit_retrieval", QUERY))["result_key"]
+    before = ok(await client.call_tool("get_result", {"resultKey": key}))
+    assert before["proof"] is None  # no checkpoint signed yet
+    private, verifier = generate_key("rookhaven.test/log", bytes(32))
+    checkpoints.sign_now(store, private)
+    stored = ok(await client.call_tool("get_result", {"resultKey": key}))
+    audit = ok(await client.call_tool("get_audit", {"resultKey": key}))
+    proof = stored["proof"]
+    assert proof == audit["proof"] and proof["tree_size"] == store.log.size()
+    checkpoint = verify_checkpoint(proof["checkpoint"], verifier)
+    leaf = proof["leaf"].encode()
+    assert parse_leaf(leaf) is not None and parse_leaf(leaf).key == key  # type: ignore[union-attr]
+    assert merkle.verify_inclusion(proof["leaf_index"], checkpoint.size, merkle.leaf_hash(leaf),
+                                   [base64.b64decode(p) for p in proof["proof"]],
+                                   checkpoint.root)
 
 
 async def verify_after_tampering(client: Client, store: Store,
