@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from ..config import Settings
-from ..corpusfile import load_corpus
 from ..store import Store
 
 
@@ -25,7 +24,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_add(args: argparse.Namespace, settings: Settings) -> int:
-    corpus = load_corpus(args.file, max_docs=settings.max_corpus_docs)
+    corpus = settings.load_corpus(args.file)
     entry = Store.from_settings(settings).corpora.put(corpus, args.name)
     print(entry.digest)
     return 0
