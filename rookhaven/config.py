@@ -75,7 +75,7 @@ def _seconds(maximum: float) -> Callable[[str], float]:
             value = math.nan
         # Not "value <= 0": NaN compares false with everything and must be refused too.
         if not (math.isfinite(value) and 0 < value <= maximum):
-            raise ValueError(f"must be a number of seconds > 0 and <= {maximum:g}")
+            raise ValueError(f"must be a number of seconds > 0 and <= {maximum:.0f}")
         return value
     return parse
 

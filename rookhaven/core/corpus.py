@@ -52,22 +52,25 @@ def _json_problem(value: Any, path: str, max_depth: int | None = None) -> str | 
     A walk with an explicit stack, not recursion: metadata nested a thousand deep must be
     an error message, not a RecursionError.
     """
+    def cut(where: str) -> str:
+        return where[:80] + ("..." if len(where) > 80 else "")
+
     stack: list[tuple[Any, str, int]] = [(value, path, 1)]
     while stack:
         item, where, depth = stack.pop()
         if isinstance(item, _SCALARS):
             continue
         if not isinstance(item, list | dict):
-            return f"a value of type {type(item).__name__} at {where[:80]}"
+            return f"a value of type {type(item).__name__} at {cut(where)}"
         if max_depth is not None and depth > max_depth:
-            return f"more than {max_depth} levels of nesting at {where[:80]}"
+            return f"more than {max_depth} levels of nesting at {cut(where)}"
         children: list[tuple[Any, str, int]] = []
         if isinstance(item, list):
             children = [(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(item)]
         else:
             for key, v in item.items():
                 if not isinstance(key, str):
-                    return f"a key of type {type(key).__name__} ({key!r}) at {where[:80]}"
+                    return f"a key of type {type(key).__name__} ({key!r}) at {cut(where)}"
                 children.append((v, f"{where}[{shown(key)}]", depth + 1))
         stack.extend(reversed(children))  # first child on top: problems found in order
     return None
