@@ -143,6 +143,7 @@ class Settings:
     mcp_port: int = 8765
     # A secret: kept out of repr so it never reaches a log line or a traceback.
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
+    mcp_read_timeout: float = 30.0
     redis_timeout: float = 5.0
     corpus_chunk_bytes: int = 1 << 20
     batch_size: int = 100
@@ -344,6 +345,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text,
          "bearer token HTTP clients must send (Authorization: Bearer <token>); "
          "required to bind a non-loopback address"),
+    Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", _seconds(HOUR),
+         "a connection to `rookhaven mcp --http` whose request is not wholly received this "
+         "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds(HOUR),
          "how long one Redis connect or command may take before the store gives up "
