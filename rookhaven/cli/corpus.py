@@ -8,6 +8,7 @@ from typing import Any
 
 from ..config import Settings
 from ..store import Store
+from ..store.corpora import check_name
 
 
 def register(subparsers: Any) -> None:
@@ -24,6 +25,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_add(args: argparse.Namespace, settings: Settings) -> int:
+    if args.name is not None:
+        check_name(args.name)  # before reading what may be a large file
     corpus = settings.load_corpus(args.file)
     entry = Store.from_settings(settings).corpora.put(corpus, args.name)
     print(entry.digest)

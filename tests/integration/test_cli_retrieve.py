@@ -84,6 +84,9 @@ def test_the_corpus_and_defaults_come_from_the_environment() -> None:
      "/dev/zero: line 1: longer than 1048576 bytes"),
     (["submit", "--query", "x", "--wait", "--timeout", "nan"], {}, "argument --timeout"),
     (["sweep", "--older-than", "nan"], {}, "argument --older-than"),
+    # The name is checked before the file is read (or Redis asked for).
+    (["corpus", "add", "/dev/zero", "--name", "a\nb"], {}, "corpus name 'a\\nb' is not allowed"),
+    (["corpus", "add", "/dev/zero", "--name", "../../etc"], {}, "corpus name '../../etc' is not"),
 ])
 def test_bad_input_exits_2_with_one_line_and_no_traceback(
         args: list[str], env: dict[str, str], message: str) -> None:
