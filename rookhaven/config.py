@@ -9,6 +9,8 @@ default, decided in ``Settings.with_overrides`` alone. Tests pass a dict, never 
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,39 +18,79 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .core.corpus import Corpus, DocumentLimits
 from .core.engines import engine_spec
-from .errors import ConfigError, InputError, InvalidRequestError
+from .corpusfile import FileLimits, load_corpus
+from .errors import ConfigError, InputError, InvalidRequestError, shown
 from .models import DEFAULT_RECALL, DEFAULT_SEED, RetrievalRequest
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STRATIFY = ("none", "corpus", "age")
 
 
-def _whole(minimum: int) -> Callable[[str], int]:
+# Upper bounds: a value past them is a typo or an attack, and some would overflow a
+# socket timeout, a sleep or a Redis argument. Durations are at most a week unless a
+# setting says otherwise.
+WEEK = 7 * 24 * 3600
+HOUR = 3600
+PORT_MAX = 65535
+KEY_PREFIX_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_KEY_PREFIX = re.compile(KEY_PREFIX_PATTERN)
+
+
+def _is_utf8(value: str) -> bool:
+    # Undecodable bytes in argv or the environment arrive as lone surrogates, which no
+    # encoder (orjson, Redis, hashlib) accepts further in.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_utf8(**values: str | None) -> None:
+    for name, value in values.items():
+        if value is not None and not _is_utf8(value):
+            raise InvalidRequestError(f"{name} is not valid UTF-8 (it holds a lone surrogate, "
+                                      "or bytes that decode to none)")
+
+
+def _whole(minimum: int, maximum: int) -> Callable[[str], int]:
     def parse(raw: str) -> int:
         try:
             value = int(raw.strip())
-        except ValueError:
-            raise ValueError(f"must be a whole number >= {minimum}") from None
-        if value < minimum:
-            raise ValueError(f"must be a whole number >= {minimum}")
+        except ValueError:  # also a number of more than 4300 digits
+            value = None
+        if value is None or not minimum <= value <= maximum:
+            raise ValueError(f"must be a whole number from {minimum} to {maximum}")
         return value
     return parse
 
 
-def _seconds(raw: str) -> float:
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise ValueError("must be a number of seconds > 0") from None
-    if not value > 0:
-        raise ValueError("must be a number of seconds > 0")
-    return value
+def _seconds(maximum: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            value = math.nan
+        # Not "value <= 0": NaN compares false with everything and must be refused too.
+        if not (math.isfinite(value) and 0 < value <= maximum):
+            raise ValueError(f"must be a number of seconds > 0 and <= {maximum:.0f}")
+        return value
+    return parse
 
 
 def _text(raw: str) -> str:
     if not raw.strip():
         raise ValueError("must not be empty")
+    return raw
+
+
+def _key_prefix(raw: str) -> str:
+    # It starts every key and a SCAN MATCH pattern: a literal, never a glob or a separator.
+    if _KEY_PREFIX.fullmatch(raw) is None:
+        raise ValueError(f"must be 1 to 64 letters, digits, '.', '_' or '-', starting with a "
+                         f"letter or digit ({KEY_PREFIX_PATTERN})")
     return raw
 
 
@@ -85,6 +127,12 @@ class Settings:
     max_recall: int = 1000
     max_query_len: int = 4096
     max_corpus_docs: int = 100_000
+    max_corpus_bytes: int = 2 << 30
+    max_doc_bytes: int = 1 << 20
+    max_id_len: int = 256
+    max_metadata_bytes: int = 64 << 10
+    max_metadata_depth: int = 32
+    max_seed_len: int = 256
     default_seed: str = DEFAULT_SEED
     engine: str = "bm25@2"
     log_level: str = "info"
@@ -95,6 +143,7 @@ class Settings:
     mcp_port: int = 8765
     # A secret: kept out of repr so it never reaches a log line or a traceback.
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
+    mcp_read_timeout: float = 30.0
     redis_timeout: float = 5.0
     corpus_chunk_bytes: int = 1 << 20
     batch_size: int = 100
@@ -129,10 +178,7 @@ class Settings:
             raw = env.get(spec.variable)
             if raw is None or raw == "":
                 continue
-            try:
-                values[spec.field] = spec.parse(raw)
-            except ValueError as exc:
-                raise ConfigError(f"{spec.variable} {exc}, got {raw!r}") from None
+            values[spec.field] = spec.read(raw)
         settings = cls(**values)
         settings.check()
         return settings
@@ -146,6 +192,11 @@ class Settings:
                 f"ROOKHAVEN_MAX_RECALL ({self.max_recall}); lower one or raise the other"
             )
 
+        if len(self.default_seed) > self.max_seed_len:
+            raise ConfigError(
+                f"ROOKHAVEN_DEFAULT_SEED is {len(self.default_seed)} characters, longer than "
+                f"ROOKHAVEN_MAX_SEED_LEN ({self.max_seed_len}); shorten one or raise the other"
+            )
         if self.visibility_timeout <= self.task_time_limit:
             raise ConfigError(
                 f"ROOKHAVEN_VISIBILITY_TIMEOUT ({self.visibility_timeout:g} s) must exceed "
@@ -157,6 +208,9 @@ class Settings:
         """These settings with the non-None ``overrides`` (from flags) applied: the one place
         where flag > environment > default is decided."""
         changed = {k: v for k, v in overrides.items() if v is not None}
+        for spec in SPECS:  # a flag is held to its setting's rules (a port <= 65535, ...)
+            if spec.field in changed:
+                spec.read(str(changed[spec.field]), " (from a flag)")
         settings = dataclasses.replace(self, **changed)
         settings.check()
         return settings
@@ -172,6 +226,7 @@ class Settings:
         Every front end (CLI, MCP tools) builds its requests here, so a default or a limit
         means the same everywhere.
         """
+        _check_utf8(query=query, seed=seed)
         try:
             request = RetrievalRequest(
                 query=query,
@@ -197,7 +252,30 @@ class Settings:
                 f"recall budget {request.recall_budget} is over the maximum {self.max_recall} "
                 "(ROOKHAVEN_MAX_RECALL)"
             )
+        if len(request.seed) > self.max_seed_len:
+            raise InvalidRequestError(
+                f"seed is {len(request.seed)} characters; the limit is {self.max_seed_len} "
+                "(ROOKHAVEN_MAX_SEED_LEN)"
+            )
+        _check_utf8(query=request.query, seed=request.seed)
         return request
+
+    @property
+    def document_limits(self) -> DocumentLimits:
+        """How large one document may be (ids, canonical bytes, metadata size and depth)."""
+        return DocumentLimits(max_id_len=self.max_id_len, max_doc_bytes=self.max_doc_bytes,
+                              max_metadata_bytes=self.max_metadata_bytes,
+                              max_metadata_depth=self.max_metadata_depth)
+
+    def load_corpus(self, path: Path | str, *, required: bool = True) -> Corpus:
+        """The corpus file at ``path``, within every limit of these settings.
+
+        Every front end (CLI, MCP server) reads corpus files here, so a limit means the
+        same everywhere.
+        """
+        limits = FileLimits(max_bytes=self.max_corpus_bytes, document=self.document_limits)
+        return load_corpus(path, max_docs=self.max_corpus_docs, required=required,
+                           limits=limits)
 
 
 @dataclass(frozen=True)
@@ -209,6 +287,15 @@ class Spec:
     parse: Callable[[str], Any]
     meaning: str
 
+    def read(self, raw: str, source: str = "") -> Any:
+        """``raw`` parsed, or a one-line ConfigError naming the variable and what it accepts."""
+        if not _is_utf8(raw):
+            raise ConfigError(f"{self.variable}{source} is not valid UTF-8")
+        try:
+            return self.parse(raw)
+        except ValueError as exc:
+            raise ConfigError(f"{self.variable}{source} {exc}, got {shown(raw, 60)}") from None
+
     @property
     def default(self) -> Any:
         """The default, from ``Settings``: the one place each default is written."""
@@ -218,14 +305,27 @@ class Spec:
 SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(_text(raw)),
          "corpus file (JSON array or JSON Lines) used when no corpus is named"),
-    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1),
+    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1, 1_000_000),
          "recall budget when a request gives none (documents)"),
-    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1),
+    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1, 1_000_000),
          "largest recall budget a request may ask for (documents)"),
-    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1),
+    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1, 1 << 20),
          "longest query accepted (characters)"),
-    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1),
+    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1, 100_000_000),
          "most documents a loaded corpus may hold (documents)"),
+    Spec("ROOKHAVEN_MAX_CORPUS_BYTES", "max_corpus_bytes", _whole(1, 1 << 40),
+         "largest corpus file read (bytes)"),
+    Spec("ROOKHAVEN_MAX_DOC_BYTES", "max_doc_bytes", _whole(64, 256 << 20),
+         "largest document accepted, as its line in a JSON Lines file and as canonical JSON "
+         "(bytes)"),
+    Spec("ROOKHAVEN_MAX_ID_LEN", "max_id_len", _whole(1, 4096),
+         "longest document id accepted (characters)"),
+    Spec("ROOKHAVEN_MAX_METADATA_BYTES", "max_metadata_bytes", _whole(2, 256 << 20),
+         "largest metadata of one document, as canonical JSON (bytes)"),
+    Spec("ROOKHAVEN_MAX_METADATA_DEPTH", "max_metadata_depth", _whole(1, 256),
+         "deepest nesting of one document's metadata; the object itself is level 1 (levels)"),
+    Spec("ROOKHAVEN_MAX_SEED_LEN", "max_seed_len", _whole(1, 4096),
+         "longest seed a request may give (characters)"),
     Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text,
          "seed when a request gives none"),
     Spec("ROOKHAVEN_ENGINE", "engine", _engine,
@@ -236,46 +336,54 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text,
          "Redis for the store and the Celery broker "
          "(redis:// or rediss://, with user:password@ and /db)"),
-    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _text,
-         "prefix of every Redis key Rookhaven writes"),
+    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _key_prefix,
+         "prefix of every Redis key Rookhaven writes: 1 to 64 letters, digits, '.', '_' or '-', "
+         "starting with a letter or digit"),
     Spec("ROOKHAVEN_MCP_HOST", "mcp_host", _text,
          "address `rookhaven mcp --http` binds; anything but loopback needs ROOKHAVEN_MCP_TOKEN"),
-    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1),
+    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1, PORT_MAX),
          "TCP port `rookhaven mcp --http` listens on"),
     Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text,
          "bearer token HTTP clients must send (Authorization: Bearer <token>); "
          "required to bind a non-loopback address"),
+    Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", _seconds(HOUR),
+         "a connection to `rookhaven mcp --http` whose request is not wholly received this "
+         "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
-    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds,
-         "how long one Redis connect or command may take before the store gives up (seconds)"),
-    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024),
+    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds(HOUR),
+         "how long one Redis connect or command may take before the store gives up "
+         "(seconds, at most an hour)"),
+    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024, 512 << 20),
          "largest piece a stored corpus is split into (bytes)"),
-    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1),
+    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1, 10_000),
          "jobs carried by one batch task when many are submitted at once (jobs)"),
-    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1),
+    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1, 1000),
          "runs a job may start before the sweeper marks it failed (attempts)"),
-    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds,
-         "age at which a queued job with no result is enqueued again (seconds)"),
-    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds,
-         "how often the beat schedule runs the sweeper (seconds)"),
-    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds,
-         "hard limit on one task, single or batch; the pool child is killed after it (seconds)"),
-    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds,
+    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds(WEEK),
+         "age at which a queued job with no result is enqueued again (seconds, at most a week)"),
+    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds(WEEK),
+         "how often the beat schedule runs the sweeper (seconds, at most a week)"),
+    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds(WEEK),
+         "hard limit on one task, single or batch; the pool child is killed after it "
+         "(seconds, at most a week)"),
+    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds(WEEK),
          "time before the broker redelivers an unacknowledged message; "
-         "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds)"),
-    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds,
-         "how often workers look for unacknowledged messages to restore (seconds)"),
-    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds,
-         "a worker silent this long is dead and its running jobs are swept (seconds)"),
-    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1),
+         "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds, at most a week)"),
+    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds(WEEK),
+         "how often workers look for unacknowledged messages to restore "
+         "(seconds, at most a week)"),
+    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds(WEEK),
+         "a worker silent this long is dead and its running jobs are swept "
+         "(seconds, at most a week)"),
+    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1, 1000),
          "built corpus indexes each worker process keeps in memory (indexes)"),
     Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text,
          "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
-    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1),
+    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1, PORT_MAX),
          "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
     Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time,
          "time of day (HH:MM, UTC) the nightly verifier runs"),
-    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1),
+    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1, 1_000_000),
          "stored results the nightly verifier replays (results)"),
     Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(STRATIFY),
          "how the nightly sample is spread: by corpus, by month stored, or not"),
@@ -283,11 +391,11 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_LOG_KEY_FILE", "log_key_file", lambda raw: Path(_text(raw)),
          "private key (C2SP note format, mode 0600) that signs log checkpoints; "
          "`rookhaven log keygen` writes one"),
-    Spec("ROOKHAVEN_HEAL_INTERVAL", "heal_interval", _seconds,
+    Spec("ROOKHAVEN_HEAL_INTERVAL", "heal_interval", _seconds(WEEK),
          "how often beat looks for done jobs whose result was lost, to recompute them: a "
-         "scan of every job record (seconds)"),
-    Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", _seconds,
-         "how often beat signs a checkpoint of the log when it grew (seconds)"),
+         "scan of every job record (seconds, at most a week)"),
+    Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", _seconds(WEEK),
+         "how often beat signs a checkpoint of the log when it grew (seconds, at most a week)"),
     Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(_text(raw)),
          "a signed checkpoint kept outside Redis that the nightly verifier checks the log "
          "against (file)"),

@@ -7,6 +7,11 @@ setting); the front ends show their message as is. Everything else is an operati
 from __future__ import annotations
 
 
+def shown(value: str, width: int = 40) -> str:
+    """``value`` quoted for a one-line message: newlines escaped, cut to about ``width``."""
+    return repr(value[:width]) + ("..." if len(value) > width else "")
+
+
 class RookhavenError(Exception):
     """Raised for any failure Rookhaven detects and can explain."""
 

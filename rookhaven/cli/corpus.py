@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from ..config import Settings
-from ..corpusfile import load_corpus
 from ..store import Store
+from ..store.corpora import check_name
 
 
 def register(subparsers: Any) -> None:
@@ -25,7 +25,9 @@ def register(subparsers: Any) -> None:
 
 
 def run_add(args: argparse.Namespace, settings: Settings) -> int:
-    corpus = load_corpus(args.file, max_docs=settings.max_corpus_docs)
+    if args.name is not None:
+        check_name(args.name)  # before reading what may be a large file
+    corpus = settings.load_corpus(args.file)
     entry = Store.from_settings(settings).corpora.put(corpus, args.name)
     print(entry.digest)
     return 0

@@ -27,7 +27,7 @@ from ..core.leaf import leaf_for
 from ..core.note import generate_key
 from ..errors import InputError, NotFoundError
 from ..store import Store
-from .options import write_line
+from .options import moment, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
     keygen.add_argument("--out", type=Path, required=True, help="file to write (must not exist)")
     verbs.add_parser("checkpoint", help="print a signed checkpoint of the log as it is now")
     history = verbs.add_parser("checkpoints", help="export every stored checkpoint")
-    history.add_argument("--since", type=float, help="only those signed at or after (Unix s)")
+    history.add_argument("--since", type=moment, help="only those signed at or after (Unix s)")
     prove = verbs.add_parser("prove", help="the inclusion proof of one stored result")
     prove.add_argument("key", help="a result key (sha256:...)")
     prove.add_argument("--checkpoint", type=Path, help="prove against this checkpoint file "

@@ -70,11 +70,30 @@ def _command(argv: Sequence[str]) -> str | None:
     return next((arg for arg in argv if not arg.startswith("-")), None)
 
 
+def _check_utf8(words: Sequence[str]) -> None:
+    """Refuse an argument that is not UTF-8, naming its flag: undecodable bytes arrive as
+    lone surrogates, which argparse passes on and orjson, Redis and hashlib refuse later
+    with a traceback."""
+    for number, word in enumerate(words, start=1):
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:
+            pass
+        else:
+            continue
+        flag = word.partition("=")[0] if word.startswith("--") and "=" in word else (
+            words[number - 2] if number > 1 and words[number - 2].startswith("-") else "")
+        if not (flag and flag.isprintable() and flag.isascii()):
+            flag = f"argument {number}"
+        raise InputError(f"{flag} is not valid UTF-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Inside the handler: a plugin may read settings when it loads, and a bad one must
         # still be one line and exit 2, not a traceback.
         words = sys.argv[1:] if argv is None else list(argv)
+        _check_utf8(words)
         args = build_parser(_command(words)).parse_args(words)
         settings = Settings.from_mapping(os.environ).with_flags(vars(args))
         configure_logging(settings.log_level)
@@ -84,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except RookhavenError as exc:
         print(f"rookhaven: failed: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("rookhaven: failed: out of memory; lower the limits (ROOKHAVEN_MAX_*) or give "
+              "the process more memory", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("rookhaven: interrupted", file=sys.stderr)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
-from ..config import Settings
+from ..config import WEEK, Settings
 from ..errors import ConfigError
 from ..models import RetrievalRequest
 
@@ -19,6 +22,45 @@ def positive_int(raw: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value}")
     return value
+
+
+def seconds(*, zero: bool = False, maximum: float = WEEK) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds, > 0 (or >= 0 with ``zero``), at most
+    ``maximum``. NaN is refused too: every comparison with it is false, so a wait on it
+    never ends."""
+    floor = ">= 0" if zero else "> 0"
+
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value >= 0 if zero else value > 0)
+                and value <= maximum):
+            raise argparse.ArgumentTypeError(
+                f"expected a number of seconds {floor} and <= {maximum:.0f}, got {raw[:40]!r}")
+        return value
+    return parse
+
+
+positive_seconds = seconds()
+
+def moment(raw: str) -> float:
+    """Unix seconds from a number or an ISO 8601 time (UTC when no zone is given)."""
+    try:
+        value = float(raw)
+    except ValueError:
+        pass
+    else:
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite Unix time, got {raw[:40]!r}")
+        return value
+    try:
+        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(
+            f"expected ISO 8601 or Unix seconds, got {raw[:40]!r}") from None
 
 
 def add_request_options(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from ..pipeline import Pipeline, open_pipeline
 from ..pipeline.inline import inline_pipeline
 from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
 from ..store import Store
-from .options import positive_int
+from .options import moment, positive_int, positive_seconds
 
 
 def register(subparsers: Any) -> None:
@@ -49,23 +48,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
     parser.add_argument("--out", type=Path, help="report file (default: RUN_ID.jsonl)")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
-    parser.add_argument("--wait-timeout", type=float, default=600.0,
+    parser.add_argument("--wait-timeout", type=positive_seconds, default=600.0,
                         help="seconds to wait for one chunk's jobs")
     parser.set_defaults(run=run)
 
 
-def moment(raw: str) -> float:
-    """Unix seconds from a number or an ISO 8601 time (UTC when no zone is given)."""
-    try:
-        return float(raw)
-    except ValueError:
-        pass
-    try:
-        parsed = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected ISO 8601 or Unix seconds, got {raw!r}") from None
-    return (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def _param(raw: str) -> tuple[str, Any]:

@@ -8,7 +8,6 @@ from typing import Any
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.engine import retrieve
-from ..corpusfile import load_corpus
 from .options import add_engine_options, add_request_options, corpus_path, request_from, write_line
 
 
@@ -23,7 +22,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     request = request_from(args, settings)
-    corpus = load_corpus(corpus_path(args, settings), max_docs=settings.max_corpus_docs)
+    corpus = settings.load_corpus(corpus_path(args, settings))
     result = retrieve(request, corpus, settings.engine)
     write_line(canonical_bytes(result))
     return 0

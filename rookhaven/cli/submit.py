@@ -12,7 +12,13 @@ from typing import Any
 
 from ..config import Settings
 from ..pipeline import open_pipeline
-from .options import add_engine_options, add_request_options, request_from, write_line
+from .options import (
+    add_engine_options,
+    add_request_options,
+    positive_seconds,
+    request_from,
+    write_line,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -25,8 +31,8 @@ def register(subparsers: Any) -> None:
     add_engine_options(parser)
     parser.add_argument("--wait", action="store_true",
                         help="wait for the result and print its canonical bytes")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds to wait with --wait (default: 60)")
+    parser.add_argument("--timeout", type=positive_seconds, default=60.0,
+                        help="seconds to wait with --wait (default: 60; at most a week)")
     parser.set_defaults(run=run)
 
 

@@ -15,13 +15,17 @@ import orjson
 
 from ..config import Settings
 from ..pipeline import open_pipeline
-from .options import write_line
+from .options import seconds, write_line
+
+YEAR = 365 * 24 * 3600
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("sweep", help="re-enqueue jobs that have no result",
                                    description=__doc__)
-    parser.add_argument("--older-than", type=float, metavar="SECONDS",
+    # Up to a year: 0 takes every queued job now, and no job waits longer than that.
+    parser.add_argument("--older-than", type=seconds(zero=True, maximum=YEAR),
+                        metavar="SECONDS",
                         help="sweep queued jobs this old (default: ROOKHAVEN_SWEEP_AFTER)")
     parser.set_defaults(run=run)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 from operator import lt
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from ..errors import CorpusError, DuplicateDocumentError
+from ..errors import CorpusError, DuplicateDocumentError, shown
 from ..models import Document
 from .canonical import to_plain
 
@@ -34,29 +35,51 @@ def document_bytes(doc: Document) -> bytes:
     return orjson.dumps(to_plain(doc), option=orjson.OPT_SORT_KEYS)
 
 
-def _json_problem(value: Any, path: str) -> str | None:
-    """Where ``value`` holds something that is not plain JSON, and what it is; else None."""
-    if isinstance(value, _SCALARS):
-        return None
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            problem = _json_problem(item, f"{path}[{i}]")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"a key of type {type(key).__name__} ({key!r}) at {path}"
-            problem = _json_problem(item, f"{path}[{key!r}]")
-            if problem:
-                return problem
-        return None
-    return f"a value of type {type(value).__name__} at {path}"
+@dataclass(frozen=True)
+class DocumentLimits:
+    """The largest document accepted, passed in by the caller (from the settings)."""
+
+    max_id_len: int  # characters
+    max_doc_bytes: int  # the canonical JSON line
+    max_metadata_bytes: int  # the metadata's canonical JSON
+    max_metadata_depth: int  # nesting levels; the metadata object itself is level 1
 
 
-def record_line(record: Mapping[str, Any], where: str) -> tuple[str, bytes]:
-    """A record's id and canonical JSON line, checked by the rules ``Document`` applies.
+def _json_problem(value: Any, path: str, max_depth: int | None = None) -> str | None:
+    """Where ``value`` holds something that is not plain JSON, or nests deeper than
+    ``max_depth``, and what it is; else None.
+
+    A walk with an explicit stack, not recursion: metadata nested a thousand deep must be
+    an error message, not a RecursionError.
+    """
+    def cut(where: str) -> str:
+        return where[:80] + ("..." if len(where) > 80 else "")
+
+    stack: list[tuple[Any, str, int]] = [(value, path, 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, _SCALARS):
+            continue
+        if not isinstance(item, list | dict):
+            return f"a value of type {type(item).__name__} at {cut(where)}"
+        if max_depth is not None and depth > max_depth:
+            return f"more than {max_depth} levels of nesting at {cut(where)}"
+        children: list[tuple[Any, str, int]] = []
+        if isinstance(item, list):
+            children = [(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(item)]
+        else:
+            for key, v in item.items():
+                if not isinstance(key, str):
+                    return f"a key of type {type(key).__name__} ({key!r}) at {cut(where)}"
+                children.append((v, f"{where}[{shown(key)}]", depth + 1))
+        stack.extend(reversed(children))  # first child on top: problems found in order
+    return None
+
+
+def record_line(record: Mapping[str, Any], where: str,
+                limits: DocumentLimits | None = None) -> tuple[str, bytes]:
+    """A record's id and canonical JSON line, checked by the rules ``Document`` applies
+    and, if given, within ``limits``.
 
     ``record`` has ``id`` (a non-empty string) and optionally ``text`` (a string),
     ``fields`` (names to strings) and ``metadata`` (a JSON object); the line is exactly
@@ -71,34 +94,60 @@ def record_line(record: Mapping[str, Any], where: str) -> tuple[str, bytes]:
                           f"a document has only {', '.join(_KEYS)}")
     doc_id = record.get("id")
     if not isinstance(doc_id, str) or not doc_id:
-        raise CorpusError(f"{where}: document id must be a non-empty string, got {doc_id!r}")
+        got = shown(doc_id) if isinstance(doc_id, str) else repr(doc_id)[:60]
+        raise CorpusError(f"{where}: document id must be a non-empty string, got {got}")
+    if limits is not None and len(doc_id) > limits.max_id_len:
+        raise CorpusError(f"{where}: document id {shown(doc_id)} is {len(doc_id)} characters; "
+                          f"the limit is {limits.max_id_len} (ROOKHAVEN_MAX_ID_LEN)")
+    name = shown(doc_id)
     text = record.get("text", "")
     if not isinstance(text, str):
-        raise CorpusError(f"{where}: document {doc_id!r}: 'text' must be a string, "
+        raise CorpusError(f"{where}: document {name}: 'text' must be a string, "
                           f"got {type(text).__name__}")
     fields = record.get("fields", {})
     if not isinstance(fields, dict):
-        raise CorpusError(f"{where}: document {doc_id!r}: 'fields' must be a dict of names to "
+        raise CorpusError(f"{where}: document {name}: 'fields' must be a dict of names to "
                           f"strings, got {type(fields).__name__}")
-    for name, value in fields.items():
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise CorpusError(f"{where}: document {doc_id!r}: 'fields' must map names to "
-                              f"strings, got {name!r}: {type(value).__name__}")
+    for key, value in fields.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            got = shown(key) if isinstance(key, str) else repr(key)[:60]
+            raise CorpusError(f"{where}: document {name}: 'fields' must map names to "
+                              f"strings, got {got}: {type(value).__name__}")
     metadata = record.get("metadata", {})
     if not isinstance(metadata, dict):
-        raise CorpusError(f"{where}: document {doc_id!r}: 'metadata' must be a dict, "
+        raise CorpusError(f"{where}: document {name}: 'metadata' must be a dict, "
                           f"got {type(metadata).__name__}")
-    problem = _json_problem(metadata, "metadata") if metadata else None
+    depth = None if limits is None else limits.max_metadata_depth
+    problem = _json_problem(metadata, "metadata", depth) if metadata else None
+    if problem and problem.startswith("more than"):
+        raise CorpusError(f"{where}: document {name}: 'metadata' has {problem} "
+                          "(ROOKHAVEN_MAX_METADATA_DEPTH)")
     if problem:
-        raise CorpusError(f"{where}: document {doc_id!r}: 'metadata' holds {problem}; only "
+        raise CorpusError(f"{where}: document {name}: 'metadata' holds {problem}; only "
                           "JSON values are accepted (str, int, float, bool, None, list, "
                           "dict with string keys)")
     try:
         line = orjson.dumps({"fields": fields, "id": doc_id, "metadata": metadata, "text": text},
                             option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError as exc:
-        raise CorpusError(f"{where}: document {doc_id!r}: cannot be encoded ({exc})") from None
+        raise CorpusError(f"{where}: document {name}: cannot be encoded ({exc})") from None
+    if limits is not None:
+        _check_size(line, metadata, where, name, limits)
     return doc_id, line
+
+
+def _check_size(line: bytes, metadata: dict[str, Any], where: str, name: str,
+                limits: DocumentLimits) -> None:
+    if len(line) > limits.max_doc_bytes:
+        raise CorpusError(f"{where}: document {name} is {len(line)} bytes as canonical JSON; "
+                          f"the limit is {limits.max_doc_bytes} (ROOKHAVEN_MAX_DOC_BYTES)")
+    # The metadata's share of the line; only measured when the line could hold too much.
+    if metadata and len(line) > limits.max_metadata_bytes:
+        size = len(orjson.dumps(metadata, option=orjson.OPT_SORT_KEYS))
+        if size > limits.max_metadata_bytes:
+            raise CorpusError(f"{where}: document {name}: 'metadata' is {size} bytes as "
+                              f"canonical JSON; the limit is {limits.max_metadata_bytes} "
+                              "(ROOKHAVEN_MAX_METADATA_BYTES)")
 
 
 class Corpus(Sequence[Document]):
@@ -126,8 +175,13 @@ class Corpus(Sequence[Document]):
         without making a model per record; see ``record_line`` for the rules. Errors name the
         record by its position in ``records``.
         """
+        return cls.from_lines(record_line(r, f"record {i}") for i, r in enumerate(records))
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[tuple[str, bytes]]) -> Corpus:
+        """A corpus from ``(id, canonical line)`` pairs that ``record_line`` made."""
         corpus = cls.__new__(cls)
-        corpus._pack(record_line(r, f"record {i}") for i, r in enumerate(records))
+        corpus._pack(lines)
         return corpus
 
     def _pack(self, lines: Iterable[tuple[str, bytes]]) -> None:

@@ -35,6 +35,9 @@ QUEUE = "rookhaven"
 # consume both and kombu alternates between non-empty queues, so a dead worker's jobs and
 # the sweeper itself are served within a task or two instead of after the whole backlog.
 QUEUE_RECOVERY = "rookhaven.recovery"
+# The soft time limit, as a share of the hard one: the task records its failure before the
+# pool child is killed.
+SOFT_LIMIT_SHARE = 0.9
 
 
 def beat_file(settings: Settings) -> Path:
@@ -76,7 +79,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_prefetch_multiplier": 1,
         "worker_cancel_long_running_tasks_on_connection_loss": True,
         "task_time_limit": settings.task_time_limit,
-        "task_soft_time_limit": settings.task_time_limit * 0.9,
+        "task_soft_time_limit": settings.task_time_limit * SOFT_LIMIT_SHARE,
         "task_default_queue": QUEUE,
         "task_queues": [Queue(QUEUE, routing_key=QUEUE),  # type: ignore[no-untyped-call]
                         Queue(QUEUE_RECOVERY,  # type: ignore[no-untyped-call]

@@ -16,9 +16,9 @@ from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError
 from ..store import JobSpec, Store
 from .cache import RetrieverCache
+from .celeryconf import SOFT_LIMIT_SHARE
 
 log = logging.getLogger("rookhaven.pipeline")
-
 
 
 class Executor:
@@ -54,9 +54,11 @@ class Executor:
         key = result_key(spec.request, spec.corpus_digest, retriever.identity)
         if key != spec.key:
             raise EngineMismatchError(
-                f"job {spec.key} was submitted for another engine configuration than this "
+                f"job {spec.key}: the job's key does not match its recipe: it was not "
+                "submitted by Rookhaven, or with another engine or configuration than this "
                 f"worker's ({retriever.engine.name} {retriever.engine.version}, "
-                f"{retriever.config_digest}); run submitters and workers on one version"
+                f"{retriever.config_digest}); resubmit it, with submitters and workers on "
+                "one version"
             )
         # Plain data straight to bytes: the same bytes as the validated model gives
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
@@ -72,8 +74,13 @@ class Executor:
         except (InputError, EngineMismatchError) as exc:
             self._fail(job_id, exc, permanent=True)
             return "failed"
-        except self._fatal as exc:
-            self._fail(job_id, exc, permanent=False)
+        except self._fatal as exc:  # the soft time limit: say which limit, and where it is set
+            limit = self.settings.task_time_limit
+            self._fail(job_id, exc, permanent=False, detail=(
+                f"ran past the soft time limit of {limit * SOFT_LIMIT_SHARE:g} s "
+                f"({SOFT_LIMIT_SHARE:.0%} of ROOKHAVEN_TASK_TIME_LIMIT={limit:g} s); raise "
+                "ROOKHAVEN_TASK_TIME_LIMIT (and ROOKHAVEN_VISIBILITY_TIMEOUT above it) or "
+                "shrink the corpus or ROOKHAVEN_BATCH_SIZE"))
             raise
         except Exception as exc:  # anything else may pass on another attempt
             log.exception("job %s attempt %d failed", job_id, attempt,
@@ -81,7 +88,8 @@ class Executor:
             return "retry" if self._fail(job_id, exc, permanent=False) == "queued" else "failed"
         return "done"
 
-    def _fail(self, job_id: str, exc: BaseException, *, permanent: bool) -> str:
-        error = f"{exc.__class__.__name__}: {exc}"
+    def _fail(self, job_id: str, exc: BaseException, *, permanent: bool,
+              detail: str | None = None) -> str:
+        error = f"{exc.__class__.__name__}: {detail or exc}"
         return self.store.jobs.fail(job_id, error, permanent=permanent,
                                     max_attempts=self.settings.job_max_attempts)

@@ -8,14 +8,17 @@ token (scrape with ``authorization: {credentials: <token>}``).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import logging
 
+import h11
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config import Settings
 from ..errors import ConfigError
@@ -99,6 +102,49 @@ def http_app(server: MCPServer[State], host: str, token: str | None,
     return app if token is None else BearerToken(app, token)
 
 
+class ReadTimeoutH11(H11Protocol):
+    """uvicorn's h11 protocol with a read deadline: a request not wholly received within
+    ``read_timeout`` seconds of its first byte (or of the connection) is dropped.
+
+    uvicorn times out only idle keep-alive connections, so a client that sends half a
+    request and stops would otherwise hold a connection (and its memory) for ever.
+    """
+
+    read_timeout = 30.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):  # a request in progress
+            self._arm()
+        else:  # received whole (or the connection is ending): the app takes its time
+            self._disarm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(self.read_timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            log.info("closed a connection whose request was not received within "
+                     "ROOKHAVEN_MCP_READ_TIMEOUT", extra={"seconds": self.read_timeout})
+            self.transport.close()
+
+
 def serve_http(server: MCPServer[State], settings: Settings) -> None:
     """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
     store = Store.from_settings(settings) if settings.redis_url else None
@@ -108,6 +154,9 @@ def serve_http(server: MCPServer[State], settings: Settings) -> None:
         "token_required": settings.mcp_token is not None,
     })
     # log_config=None: keep uvicorn off its own handlers so its lines are JSON on stderr too.
+    protocol = type("ReadTimeoutH11", (ReadTimeoutH11,),
+                    {"read_timeout": settings.mcp_read_timeout})
     config = uvicorn.Config(app, host=settings.mcp_host, port=settings.mcp_port,
-                            log_config=None, log_level=settings.log_level)
+                            log_config=None, log_level=settings.log_level, http=protocol,
+                            timeout_keep_alive=5)
     uvicorn.Server(config).run()

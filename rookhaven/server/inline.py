@@ -14,7 +14,6 @@ from ..config import Settings
 from ..core.engine import Retriever
 from ..core.engines import engine_spec
 from ..core.identity import result_key
-from ..corpusfile import load_corpus
 from ..errors import ConfigError, NotFoundError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, VerifyOutput
@@ -58,7 +57,7 @@ class InlineBackend:
         with self._lock:
             stamp = _stamp(path)
             if self._loaded is None or stamp is None or self._loaded[0] != stamp:
-                corpus = load_corpus(path, max_docs=self._settings.max_corpus_docs)
+                corpus = self._settings.load_corpus(path)
                 self._loaded = (stamp, Retriever(corpus, self._settings.engine))
             return self._loaded[1]
 

@@ -67,6 +67,26 @@ def test_the_corpus_and_defaults_come_from_the_environment() -> None:
     (["retrieve", "--corpus", str(CORPUS), "--query", "x"], {"ROOKHAVEN_MAX_CORPUS_DOCS": "5"},
      "more than 5 documents"),
     (["frobnicate"], {}, "invalid choice: 'frobnicate'"),
+    # Bytes that are not UTF-8 reach argv and the environment as lone surrogates.
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x", "--seed", os.fsdecode(b"\xff")], {},
+     "rookhaven: error: --seed is not valid UTF-8"),
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x"],
+     {"ROOKHAVEN_DEFAULT_SEED": os.fsdecode(b"\xff")}, "ROOKHAVEN_DEFAULT_SEED is not valid"),
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x"], {"ROOKHAVEN_REDIS_TIMEOUT": "inf"},
+     "ROOKHAVEN_REDIS_TIMEOUT must be a number of seconds > 0 and <= 3600, got 'inf'"),
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x"],
+     {"ROOKHAVEN_WORKER_HEARTBEAT": "1e308"}, "ROOKHAVEN_WORKER_HEARTBEAT must be a number"),
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x"], {"ROOKHAVEN_KEY_PREFIX": "rh*"},
+     "ROOKHAVEN_KEY_PREFIX must be 1 to 64 letters"),
+    (["retrieve", "--corpus", str(CORPUS), "--query", "x", "--seed", "s" * 300], {},
+     "seed is 300 characters; the limit is 256 (ROOKHAVEN_MAX_SEED_LEN)"),
+    (["retrieve", "--corpus", "/dev/zero", "--query", "x"], {},
+     "/dev/zero: line 1: longer than 1048576 bytes"),
+    (["submit", "--query", "x", "--wait", "--timeout", "nan"], {}, "argument --timeout"),
+    (["sweep", "--older-than", "nan"], {}, "argument --older-than"),
+    # The name is checked before the file is read (or Redis asked for).
+    (["corpus", "add", "/dev/zero", "--name", "a\nb"], {}, "corpus name 'a\\nb' is not allowed"),
+    (["corpus", "add", "/dev/zero", "--name", "../../etc"], {}, "corpus name '../../etc' is not"),
 ])
 def test_bad_input_exits_2_with_one_line_and_no_traceback(
         args: list[str], env: dict[str, str], message: str) -> None:
@@ -77,3 +97,14 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(
     assert message in stderr
     assert len(stderr.strip().splitlines()) == 1, stderr
     assert "Traceback" not in stderr
+
+
+def test_metadata_nested_a_thousand_deep_is_one_line_naming_the_file_and_line(
+        tmp_path: Path) -> None:
+    corpus = tmp_path / "deep.jsonl"
+    corpus.write_text('{"_id": "a"}\n{"_id": "b", "metadata": ' + '{"k":' * 1000 + "1"
+                      + "}" * 1000 + "}\n", encoding="utf-8")
+    done = run_cli("retrieve", "--corpus", str(corpus), "--query", "x")
+    stderr = done.stderr.decode()
+    assert done.returncode == 2 and len(stderr.splitlines()) == 1, stderr
+    assert f"{corpus}: line 2: document 'b': 'metadata' has more than 32 levels" in stderr

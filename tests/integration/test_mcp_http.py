@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -133,3 +134,20 @@ async def test_the_http_server_logs_json_lines_only(open_server: str, corpus: Pa
     assert any(e["msg"] == "serving MCP over streamable HTTP" for e in entries)
     assert any(e["logger"] == "uvicorn.access" for e in entries)
     assert not any("color_message" in e for e in entries)
+
+
+def test_a_half_sent_request_is_dropped_after_the_read_timeout(corpus: Path) -> None:
+    port = free_port()
+    proc = _serve(corpus, port, ROOKHAVEN_MCP_READ_TIMEOUT="1")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            started = time.monotonic()
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n")
+            assert sock.recv(1024) == b""  # closed by the server, not by our 10 s timeout
+            assert time.monotonic() - started < 5
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n"
+                         b"{\"jsonrpc\"")  # headers whole, the body never finished
+            assert sock.recv(1024) == b""
+    finally:
+        _stop(proc)

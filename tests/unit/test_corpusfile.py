@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rookhaven.corpusfile import load_documents
+from rookhaven.core.corpus import DocumentLimits
+from rookhaven.corpusfile import FileLimits, load_corpus, load_documents
 from rookhaven.errors import CorpusError
 
 
@@ -68,3 +69,75 @@ def test_too_many_documents_names_the_limit_and_the_setting(tmp_path: Path) -> N
 
 def test_an_empty_corpus_is_allowed_where_none_is_required(tmp_path: Path) -> None:
     assert load_documents(_write(tmp_path, "e.json", "[]"), max_docs=3, required=False) == []
+
+
+LIMITS = FileLimits(max_bytes=1 << 20, document=DocumentLimits(
+    max_id_len=8, max_doc_bytes=4096, max_metadata_bytes=512, max_metadata_depth=4))
+
+
+def _nested(depth: int) -> str:
+    return '{"x":' * depth + "1" + "}" * depth
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"_id": "abcdefghi"}\n', r"line 1: document id 'abcdefghi' is 9 characters; the limit "
+     r"is 8 \(ROOKHAVEN_MAX_ID_LEN\)"),
+    ('{"_id": "a", "text": "' + "x" * 5000 + '"}\n',
+     r"line 1: longer than 4096 bytes; a document may be at most that \(ROOKHAVEN_MAX_DOC_BYTES\)"),
+    ('[{"id": "a", "text": "' + "x" * 5000 + '"}]',
+     r"index 0: document 'a' is 5\d\d\d bytes as canonical JSON; the limit is 4096 "
+     r"\(ROOKHAVEN_MAX_DOC_BYTES\)"),
+    ('{"_id": "a", "metadata": {"m": "' + "y" * 600 + '"}}\n',
+     r"line 1: document 'a': 'metadata' is 6\d\d bytes as canonical JSON; the limit is 512 "
+     r"\(ROOKHAVEN_MAX_METADATA_BYTES\)"),
+    ('{"_id": "a", "metadata": ' + _nested(5) + '}\n',
+     r"line 1: document 'a': 'metadata' has more than 4 levels of nesting at "
+     r"metadata\['x'\]\['x'\]\['x'\]\['x'\] \(ROOKHAVEN_MAX_METADATA_DEPTH\)"),
+    ('{"_id": "a", "metadata": ' + _nested(600) + '}\n', r"more than 4 levels of nesting"),
+])
+def test_a_document_over_a_limit_is_one_line_naming_the_place_the_limit_and_the_setting(
+        tmp_path: Path, content: str, message: str) -> None:
+    path = _write(tmp_path, "c.jsonl", content)
+    for load in (load_documents, load_corpus):
+        with pytest.raises(CorpusError, match=message) as caught:
+            load(path, max_docs=10, limits=LIMITS)
+        assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"_id": "a", "metadata": ' + _nested(1000) + '}\n', r"line 1: document 'a': cannot be "
+     r"encoded \(Recursion limit reached\)"),
+    ('[{"id": "a", "metadata": ' + _nested(2000) + '}]', r"line 1: not valid JSON \(nested too "
+     r"deep\)"),
+])
+def test_metadata_nested_past_the_encoder_is_an_error_not_a_recursion_error(
+        tmp_path: Path, content: str, message: str) -> None:
+    path = _write(tmp_path, "c.jsonl", content)
+    with pytest.raises(CorpusError, match=message):
+        load_corpus(path, max_docs=10)
+
+
+def test_within_the_limits_a_document_loads_as_without_them(tmp_path: Path) -> None:
+    path = _write(tmp_path, "c.jsonl", '{"_id": "a", "metadata": ' + _nested(3) + '}\n')
+    assert load_corpus(path, max_docs=10, limits=LIMITS).digest == load_corpus(
+        path, max_docs=10).digest
+
+
+def test_an_endless_file_is_refused_at_the_line_limit_not_read_until_memory_runs_out() -> None:
+    with pytest.raises(CorpusError, match=r"/dev/zero: line 1: longer than 4096 bytes"):
+        load_corpus("/dev/zero", max_docs=10, limits=LIMITS)
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    small = FileLimits(max_bytes=100, document=LIMITS.document)
+    for name, content in (("c.json", "[" + " " * 200 + "]"), ("c.jsonl", " " * 200),
+                          ("d.jsonl", '{"_id": "a"}\n' * 20)):
+        with pytest.raises(CorpusError, match=r"larger than 100 bytes; raise "
+                                              r"ROOKHAVEN_MAX_CORPUS_BYTES"):
+            load_corpus(_write(tmp_path, name, content), max_docs=100, limits=small)
+
+
+def test_blank_bytes_before_the_first_document_are_counted_not_kept(tmp_path: Path) -> None:
+    small = FileLimits(max_bytes=10_000, document=LIMITS.document)
+    path = _write(tmp_path, "c.jsonl", "\n" * 9000 + '{"_id": "a"}\n')
+    assert load_corpus(path, max_docs=10, limits=small).ids == ("a",)

@@ -143,6 +143,9 @@ async def test_retrieve_reads_a_numeric_string_budget_as_a_number(inline: Client
     ({"query": "berth", "recallBudget": "many"}, "recallBudget"),
     ({"query": "berth", "seed": 7}, "seed"),
     ({"query": "berth", "corpus": "atlantis"}, "unknown corpus 'atlantis'"),
+    ({"query": "berth", "seed": "s" * 257}, "seed is 257 characters; the limit is 256 "
+     "(ROOKHAVEN_MAX_SEED_LEN)"),
+    ({"query": "berth", "seed": "\ud800"}, "seed is not valid UTF-8"),
 ])
 async def test_bad_retrieve_arguments_are_tool_errors_that_say_what_is_wrong(
         inline: Client, arguments: dict[str, Any], says: str) -> None:
@@ -161,6 +164,17 @@ async def test_an_unreadable_corpus_file_is_reported_with_its_path(tmp_path: Pat
     async with Client(build_server(Settings(corpus_path=broken))) as client:
         text = error_text(await client.call_tool("retrieve", {"query": "ok"}))
     assert "broken.jsonl: line 2" in text
+
+
+async def test_a_corpus_file_over_a_limit_is_a_tool_error_naming_the_setting(
+        tmp_path: Path) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"id": "a", "metadata": ' + '{"k":' * 100 + "1" + "}" * 100 + "}\n",
+                    encoding="utf-8")
+    async with Client(build_server(Settings(corpus_path=deep))) as client:
+        text = error_text(await client.call_tool("retrieve", {"query": "ok"}))
+    assert "deep.jsonl: line 1: document 'a': 'metadata' has more than 32 levels" in text
+    assert "ROOKHAVEN_MAX_METADATA_DEPTH" in text
 
 
 async def test_an_edited_corpus_file_is_indexed_again(inline: Client, corpus: Path) -> None:

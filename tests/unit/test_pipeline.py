@@ -106,7 +106,8 @@ def test_a_job_keyed_for_another_engine_is_refused(pipeline: Pipeline,
     job = pipeline.store.keys.job(ref.job_id)
     pipeline.store.client.hset(job, "params", b'{"stopwords":"none"}')
     assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["failed"]
-    assert "another engine configuration" in (pipeline.job(ref.job_id).error or "")
+    error = pipeline.job(ref.job_id).error or ""
+    assert "the job's key does not match its recipe" in error and "resubmit it" in error
 
 
 def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
@@ -218,3 +219,21 @@ def test_resubmitting_a_done_job_whose_result_is_gone_computes_it_again(
     assert ref.state == "queued" and not ref.cached and sent(pipeline)[-1] == [ref.job_id]
     Executor(pipeline.store, settings).run([ref.job_id], "w")
     assert pipeline.result(ref.job_id) == before[ref.job_id]
+
+
+def test_a_job_stopped_by_the_time_limit_names_the_limit_and_its_setting(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    class TimeUp(Exception):
+        pass
+
+    def slow(*_: object) -> tuple[bytes, bytes]:
+        raise TimeUp()
+
+    ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
+    executor = Executor(pipeline.store, settings, fatal=(TimeUp,))
+    monkeypatch.setattr(executor, "compute", slow)
+    with pytest.raises(TimeUp):
+        executor.run([ref.job_id], "w")
+    error = pipeline.job(ref.job_id).error or ""
+    assert error.startswith("TimeUp: ran past the soft time limit of 108 s (90% of "
+                            "ROOKHAVEN_TASK_TIME_LIMIT=120 s)"), error

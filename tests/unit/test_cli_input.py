@@ -1,0 +1,63 @@
+"""Bad CLI input that needs no environment: exit 2 and one line, decided before settings load.
+
+These call ``main`` in-process, so they only use input refused before ``os.environ`` is read
+(argument types, undecodable bytes); the rest is in tests/integration/test_cli_fuzz.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import pytest
+
+from rookhaven.cli.main import main
+from rookhaven.cli.options import moment, positive_seconds, seconds
+
+
+def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    try:
+        status = main(list(argv))
+    except SystemExit as exit:  # argparse's usage errors exit from inside the parser
+        status = exit.code  # type: ignore[assignment]
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "0", "1e308", "604801", "soon"])
+def test_a_wait_must_be_a_finite_positive_number_of_seconds_up_to_a_week(value: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=r"seconds > 0 and <= 604800"):
+        positive_seconds(value)
+
+
+def test_a_sweep_age_may_be_zero_but_not_nan_or_negative() -> None:
+    older_than = seconds(zero=True, maximum=100)
+    assert older_than("0") == 0.0 and older_than("100") == 100.0
+    for value in ("nan", "-0.5", "101", "inf"):
+        with pytest.raises(argparse.ArgumentTypeError, match=r">= 0 and <= 100"):
+            older_than(value)
+
+
+def test_a_moment_is_finite() -> None:
+    assert moment("1700000000") == 1.7e9
+    assert math.isclose(moment("2024-01-01T00:00:00Z"), 1704067200)
+    for value in ("nan", "inf", "-inf", "yesterday"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            moment(value)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["submit", "--query", "x", "--wait", "--timeout", "nan"], "argument --timeout: expected"),
+    (["submit", "--query", "x", "--wait", "--timeout", "-1"], "argument --timeout: expected"),
+    (["sweep", "--older-than", "nan"], "argument --older-than: expected a number of seconds"),
+    (["rerank", "--to-engine", "bm25@1", "--wait-timeout", "inf"], "argument --wait-timeout"),
+    (["retrieve", "--query", "x", "--seed", "\udcff"], "rookhaven: error: --seed is not valid "
+     "UTF-8\n"),
+    (["retrieve", "--query=\udcffcrane"], "rookhaven: error: --query is not valid UTF-8\n"),
+    (["corpus", "add", "c\udcff.jsonl"], "rookhaven: error: argument 3 is not valid UTF-8\n"),
+])
+def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str],
+                                            argv: list[str], message: str) -> None:
+    assert message in _refused(capsys, *argv)
