@@ -215,7 +215,7 @@ def bulk_jobs(client: Any, prefix: str, n: int, rounds: int,
     for round_ in range(rounds):
         for name in (["with log", "without log"] if round_ % 2 == 0
                      else ["without log", "with log"]):
-            store = Store(client, f"{prefix}-jobs-{round_}-{name.replace(' ', '')}")
+            store = Store(client, f"{prefix}:jobs-{round_}-{name.replace(' ', '')}")
             # Without the log: neither the script's log block nor the leaf built in Python.
             results_module.leaf_for = real_leaf_for if name == "with log" else _no_leaf
             if name == "without log":

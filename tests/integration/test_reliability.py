@@ -34,17 +34,23 @@ def rookhaven(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
                           capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
+# A bigger storm by hand: ROOKHAVEN_TEST_STORM=5000,14 python -m pytest -s -k kill_storm ...
+JOBS, KILLS = (int(n) for n in os.environ.get("ROOKHAVEN_TEST_STORM", "2000,6").split(","))
+
+
 def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)
     pipe.add_corpus(documents(300), "port")
-    refs = pipe.submit_many(requests(2000, tag="storm-"), "port")
+    refs = pipe.submit_many(requests(JOBS, tag="storm-"), "port")
     ids = [r.job_id for r in refs]
     rng = random.Random(7)
     worker = workers.start("storm-0", 2)
     kills, recoveries = 0, []
-    for kills in range(1, 7):
-        wait_until(lambda k=kills: states(pipe, ids).get("done", 0) >= k * 150, 120,
+    step = JOBS // (KILLS + 2)
+    started = time.monotonic()
+    for kills in range(1, KILLS + 1):
+        wait_until(lambda k=kills: states(pipe, ids).get("done", 0) >= k * step, 300,
                    what=f"jobs done before kill {kills}", interval=0.02)
         time.sleep(rng.uniform(0.0, 0.5))  # a random moment mid-batch (not a wait)
         workers.kill(worker)
@@ -56,17 +62,20 @@ def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
         pipe.sweep(older_than=5)
         return bool(all_done(pipe, ids))
 
-    wait_until(swept_and_done, 240, interval=0.5, what="every job after the storm")
+    wait_until(swept_and_done, 600, interval=0.5, what="every job after the storm")
+    drained = time.monotonic() - started
     records = [r for r in pipe.store.jobs.get_many(ids) if r]
     assert [r.id for r in records if r.state == "failed"] == []
     # Attempts are charged per job begun: most jobs never lost one.
     assert max(r.attempts for r in records) <= pipe.settings.job_max_attempts
     assert sum(r.attempts == 1 for r in records) >= len(ids) - 12 * kills
     reference = Retriever(documents(300), pipe.settings.engine)
-    for ref, request in list(zip(refs, requests(2000, tag="storm-"), strict=True))[::97]:
+    for ref, request in list(zip(refs, requests(JOBS, tag="storm-"), strict=True))[::97]:
         assert pipe.result(ref.result_key) == canonical_bytes(reference.retrieve(request))
-    print(f"\n2000 jobs, {kills} SIGKILLs, 0 failed; worker back after "
-          f"{min(recoveries):.1f}-{max(recoveries):.1f} s")
+    charged = sum(r.attempts for r in records) - len(records)
+    print(f"\n{JOBS} jobs, {kills} SIGKILLs, 0 failed, {charged} extra attempts charged; "
+          f"worker back after {min(recoveries):.1f}-{max(recoveries):.1f} s; all done "
+          f"{drained:.1f} s after the first job")
 
 
 def _pool_children(main: int) -> list[int]:
