@@ -23,18 +23,13 @@ CORE_ALLOWED = {("rookhaven/core/snowball/__init__.py", "Stemmer")}
 
 
 def _imports(path: Path) -> Iterator[str]:
-    module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module
+    """Every module ``path`` imports, relative imports resolved, at any depth of the file."""
+    module = _module_name(path)
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                yield ".".join([*base, node.module] if node.module else base)
-            elif node.module:
-                yield node.module
+            yield from _imports_of(node, module, path)
 
 
 def test_the_core_imports_only_itself_models_errors_and_pure_libraries() -> None:
