@@ -75,7 +75,8 @@ class Verifier:
             return [Verdict(key=STORE, outcome="results-missing",
                             detail=f"the store holds {held} results, fewer than the {stored} "
                                    "its counters and its log say were stored: "
-                                   f"{stored - held} are gone")]
+                                   f"{stored - held} {'is' if stored - held == 1 else 'are'} "
+                                   "gone")]
         return []
 
     def run(self, selection: Selection,
