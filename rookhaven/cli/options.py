@@ -63,9 +63,14 @@ def moment(raw: str) -> float:
             f"expected ISO 8601 or Unix seconds, got {raw[:40]!r}") from None
 
 
-def add_request_options(parser: argparse.ArgumentParser) -> None:
-    """--query, --budget, --seed and --no-decompose."""
-    parser.add_argument("--query", required=True, help="the query text")
+def add_request_options(parser: argparse.ArgumentParser,
+                        query: argparse._ActionsContainer | None = None) -> None:
+    """--query, --budget, --seed and --no-decompose; --query goes into ``query`` if given (a
+    required mutually exclusive group, say), else it is required."""
+    if query is None:
+        parser.add_argument("--query", required=True, help="the query text")
+    else:
+        query.add_argument("--query", help="the query text")
     parser.add_argument("--budget", type=positive_int,
                         help="documents to return in all (default: ROOKHAVEN_DEFAULT_RECALL)")
     parser.add_argument("--seed", help="seed for every tie-break (default: ROOKHAVEN_DEFAULT_SEED)")

@@ -1,17 +1,22 @@
-"""``rookhaven submit``: record a retrieval job and enqueue it; prints the job id.
+"""``rookhaven submit``: record retrieval jobs and enqueue them; prints their job ids.
 
-The job id is the result key. With ``--wait``, waits for the workers and prints the
-canonical result bytes instead (exit 1 if the job failed).
+The job id is the result key. ``--query`` submits one job; with ``--wait`` it waits and
+prints the canonical result bytes instead (exit 1 if the job failed). ``--requests FILE``
+submits one job per JSON line (every line checked first), prints their ids in file order,
+and with ``--wait`` waits for all (``--out FILE``: their results, one per line, in order).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..pipeline import open_pipeline
+from ..errors import InputError
+from ..models import RetrievalRequest
+from ..pipeline import JobRef, Pipeline, open_pipeline
 from .options import (
     add_engine_options,
     add_request_options,
@@ -19,24 +24,40 @@ from .options import (
     request_from,
     write_line,
 )
+from .requestfile import Defaults, read_requests
+
+# Requests per round of submission (and per progress line) with --requests.
+SUBMIT_CHUNK = 500
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("submit", help="submit a retrieval job to the workers",
+    parser = subparsers.add_parser("submit", help="submit retrieval jobs to the workers",
                                    description=__doc__)
     parser.add_argument("--corpus", default="latest",
                         help="stored corpus: a digest, a name, NAME@VERSION or 'latest' "
                              "(default: latest)")
-    add_request_options(parser)
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--requests", type=Path, metavar="FILE",
+                      help="JSON Lines, one request per line: query, and optionally "
+                           "recallBudget, seed, decompose, engine (a field left out takes "
+                           "the flag's value, else the setting's)")
+    add_request_options(parser, query=what)
     add_engine_options(parser)
     parser.add_argument("--wait", action="store_true",
-                        help="wait for the result and print its canonical bytes")
+                        help="wait for the result(s); with --query print its canonical bytes")
+    parser.add_argument("--out", type=Path, metavar="FILE",
+                        help="with --requests --wait: write each result's canonical bytes "
+                             "as one line, in input order (not written if any job failed)")
     parser.add_argument("--timeout", type=positive_seconds, default=60.0,
                         help="seconds to wait with --wait (default: 60; at most a week)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.out is not None and not (args.requests and args.wait):
+        raise InputError("--out needs --requests and --wait")
+    if args.requests is not None:
+        return _run_many(args, settings)
     pipeline = open_pipeline(settings)
     job = pipeline.submit(request_from(args, settings), args.corpus)
     if not args.wait:
@@ -49,3 +70,60 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     write_line(pipeline.result(job.result_key))
     return 0
+
+
+def _run_many(args: argparse.Namespace, settings: Settings) -> int:
+    defaults = Defaults(recall_budget=args.budget, seed=args.seed,
+                        decompose=not args.no_decompose, engine=settings.engine)
+    requests = read_requests(args.requests, settings, defaults)  # all checked before any is sent
+    pipeline = open_pipeline(settings)
+    # Resolved once, so 'latest' means one corpus for the whole file.
+    digest = pipeline.store.corpora.resolve(args.corpus)
+    progress = sys.stderr.isatty()
+    jobs: list[JobRef] = []
+    for at in range(0, len(requests), SUBMIT_CHUNK):
+        chunk = _submit(pipeline, requests[at:at + SUBMIT_CHUNK], digest)
+        sys.stdout.write("".join(f"{job.job_id}\n" for job in chunk))
+        sys.stdout.flush()
+        jobs += chunk
+        if progress:
+            print(f"submitted {len(jobs)}/{len(requests)}", file=sys.stderr, flush=True)
+    if not args.wait:
+        return 0
+    waiting = [job.job_id for job in jobs if not job.cached]
+    records = dict(zip(waiting, pipeline.wait_many(waiting, args.timeout), strict=True))
+    failed = [r for r in records.values() if r is not None and r.state == "failed"]
+    for record in failed:
+        print(f"rookhaven: job {record.id} failed after {record.attempts} attempt(s): "
+              f"{record.error}", file=sys.stderr)
+    if failed:
+        print(f"rookhaven: {len(failed)} of {len(records)} job(s) failed", file=sys.stderr)
+        return 1
+    if args.out is not None:
+        _write_results(pipeline, [job.result_key for job in jobs], args.out)
+    return 0
+
+
+def _submit(pipeline: Pipeline, chunk: list[tuple[RetrievalRequest, str]],
+            digest: str) -> list[JobRef]:
+    """Submit ``chunk`` (one submit_many per engine), the refs in ``chunk``'s order."""
+    by_engine: dict[str, list[int]] = {}
+    for index, (_, engine) in enumerate(chunk):
+        by_engine.setdefault(engine, []).append(index)
+    refs: list[JobRef | None] = [None] * len(chunk)
+    for engine in sorted(by_engine):
+        indices = by_engine[engine]
+        for index, ref in zip(indices, pipeline.submit_many(
+                [chunk[i][0] for i in indices], digest, engine), strict=True):
+            refs[index] = ref
+    return [ref for ref in refs if ref is not None]
+
+
+def _write_results(pipeline: Pipeline, keys: list[str], out: Path) -> None:
+    with out.open("wb") as sink:
+        for at in range(0, len(keys), SUBMIT_CHUNK):
+            page = keys[at:at + SUBMIT_CHUNK]
+            for key, data in zip(page, pipeline.store.results.get_many(page), strict=True):
+                if data is None:  # evicted between done and now: say so, not a short file
+                    data = pipeline.result(key)
+                sink.write(data + b"\n")

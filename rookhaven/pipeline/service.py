@@ -133,6 +133,34 @@ class Pipeline:
                 )
             time.sleep(poll)
 
+    def wait_many(self, job_ids: Sequence[str], timeout: float, poll: float = 0.05,
+                  page: int = 1000) -> list[JobRecord | None]:
+        """``wait`` for many jobs: their records (in order) once every one is done or failed,
+        read in pages of ``page``; a job with no record (a result answered from the store
+        whose record is gone) is None. WaitTimeoutError after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        records: dict[str, JobRecord | None] = {}
+        pending = list(dict.fromkeys(job_ids))
+        while True:
+            still: list[str] = []
+            for at in range(0, len(pending), page):
+                chunk = pending[at:at + page]
+                for job_id, record in zip(chunk, self.store.jobs.get_many(chunk), strict=True):
+                    if record is None or record.state in ("done", "failed"):
+                        records[job_id] = record
+                    else:
+                        still.append(job_id)
+            pending = still
+            if not pending:
+                return [records[job_id] for job_id in job_ids]
+            if time.monotonic() >= deadline:
+                raise WaitTimeoutError(
+                    f"{len(pending)} of {len(records) + len(pending)} job(s) are not done "
+                    f"after {timeout:g} s (first: {pending[0]}); check them later with "
+                    "`rookhaven job ID`, and that workers run (`celery -A workers worker`)"
+                )
+            time.sleep(poll)
+
     def heal(self) -> list[str]:
         """Recompute every done job whose result is gone (an eviction, a partial restore):
         the inputs are in its record, so the same key gets the same bytes again."""
