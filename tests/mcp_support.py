@@ -89,7 +89,7 @@ class MemoryBackend:
         self._reachable()
         done = self.inline.retrieve(request, corpus, engine)
         self.stored.setdefault(done.result_key, canonical_bytes(done.result))
-        job_id = "job-" + done.result_key.removeprefix("sha256:")[:16]
+        job_id = done.result_key  # as in the pipeline: the job id is the result key
         self.jobs[job_id] = JobOutput(job_id=job_id, result_key=done.result_key, state="done",
                                       attempts=1)
         return self.jobs[job_id]

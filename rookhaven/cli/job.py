@@ -7,12 +7,13 @@ from typing import Any
 
 from ..config import Settings
 from ..pipeline import open_pipeline
-from .options import write_line
+from .options import result_key, write_line
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("job", help="show a job's state", description=__doc__)
-    parser.add_argument("id", help="the job id `rookhaven submit` printed (its result key)")
+    parser.add_argument("id", type=result_key,
+                        help="the job id `rookhaven submit` printed (its result key)")
     parser.set_defaults(run=run)
 
 

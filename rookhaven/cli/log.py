@@ -27,7 +27,7 @@ from ..core.leaf import leaf_for
 from ..core.note import generate_key
 from ..errors import InputError, NotFoundError
 from ..store import Store
-from .options import moment, write_line
+from .options import moment, result_key, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     history = verbs.add_parser("checkpoints", help="export every stored checkpoint")
     history.add_argument("--since", type=moment, help="only those signed at or after (Unix s)")
     prove = verbs.add_parser("prove", help="the inclusion proof of one stored result")
-    prove.add_argument("key", help="a result key (sha256:...)")
+    prove.add_argument("key", type=result_key, help="a result key (sha256:...)")
     prove.add_argument("--checkpoint", type=Path, help="prove against this checkpoint file "
                                                        "(default: the latest stored)")
     between = verbs.add_parser("consistency", help="the consistency proof of two tree sizes")

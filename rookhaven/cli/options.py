@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..config import WEEK, Settings
-from ..errors import ConfigError
+from ..core.identity import RESULT_KEY_PATTERN
+from ..errors import ConfigError, shown
 from ..models import RetrievalRequest
 
 
@@ -44,6 +46,15 @@ def seconds(*, zero: bool = False, maximum: float = WEEK) -> Callable[[str], flo
 
 
 positive_seconds = seconds()
+
+def result_key(raw: str) -> str:
+    """An argparse type: a result key (also a job id), ``sha256:`` and 64 lowercase hex
+    digits. Anything else names nothing, so it is bad input, not a missing result."""
+    if re.fullmatch(RESULT_KEY_PATTERN, raw) is None:
+        raise argparse.ArgumentTypeError(
+            f"expected a result key (sha256: and 64 lowercase hex digits), got {shown(raw)}")
+    return raw
+
 
 def moment(raw: str) -> float:
     """Unix seconds from a number or an ISO 8601 time (UTC when no zone is given)."""

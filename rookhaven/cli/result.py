@@ -14,12 +14,12 @@ from ..checkpoints import logged_leaf
 from ..config import Settings
 from ..errors import IntegrityError
 from ..store import Store
-from .options import write_line
+from .options import result_key, write_line
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("result", help="print a stored result", description=__doc__)
-    parser.add_argument("key", help="the result key (sha256:...)")
+    parser.add_argument("key", type=result_key, help="the result key (sha256:...)")
     parser.add_argument("--audit", action="store_true", help="print the audit record instead")
     parser.set_defaults(run=run)
 

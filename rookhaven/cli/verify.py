@@ -18,7 +18,7 @@ from ..core.canonical import canonical_bytes
 from ..store import Store
 from ..verification import Selection, VerificationRun, Verifier
 from ..verification.logcheck import pinned_from
-from .options import positive_int, write_line
+from .options import positive_int, result_key, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
                                    description=__doc__)
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument("--all", action="store_true", help="check every stored result")
-    chosen.add_argument("--key", action="append", default=[], metavar="KEY",
+    chosen.add_argument("--key", action="append", default=[], metavar="KEY", type=result_key,
                         help="check this result key (repeatable)")
     chosen.add_argument("--sample", type=positive_int, dest="verify_sample", metavar="N",
                         help="check a seeded sample of N results (default: "

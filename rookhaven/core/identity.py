@@ -43,6 +43,10 @@ def engine_identity(provider: ScoringProvider) -> EngineIdentity:
     )
 
 
+# What every result key (and so every job id) looks like; anything else names nothing.
+RESULT_KEY_PATTERN = r"^sha256:[0-9a-f]{64}$"
+
+
 def result_key(request: RetrievalRequest, corpus_digest: str, identity: EngineIdentity) -> str:
     """sha256 over the canonical request, corpus digest, engine and config digest."""
     return sha256_digest(canonical_bytes({

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context, Resolve
 from pydantic import BeforeValidator, Field
 
 from ..config import Settings
+from ..core.identity import RESULT_KEY_PATTERN
 from ..errors import InvalidRequestError
 from ..models import RetrievalRequest
 from .errors import off_loop, tool_error
@@ -59,7 +60,12 @@ CorpusRef = Annotated[str | None, Field(description="corpus name or digest (defa
 EngineRef = Annotated[str | None, Field(description="engine NAME@VERSION, or NAME for its newest "
                                                     "version (default: the server's engine)")]
 Decompose = Annotated[bool, Field(description="split the query into subqueries (default true)")]
-Key = Annotated[str, Field(min_length=1, description="a result key (sha256:...)")]
+# A malformed key names nothing: refused by the schema (a tool error saying what a key
+# looks like), never looked up and reported as a missing result.
+Key = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
+                           description="a result key (sha256: and 64 lowercase hex digits)")]
+JobId = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
+                             description="a job id (its result key: sha256: and 64 hex digits)")]
 InjectedState = Annotated[State, Resolve(state_of)]
 
 
@@ -107,7 +113,7 @@ async def submit_retrieval(
 
 
 async def get_job(state: InjectedState,
-                  jobId: Annotated[str, Field(min_length=1)]) -> JobOutput:
+                  jobId: JobId) -> JobOutput:
     """The state of a job (queued, running, done, failed), its attempts and last error."""
     return await off_loop(state.backend.job, jobId)
 

@@ -110,7 +110,7 @@ def test_with_redis_configured_but_down_tools_say_so_and_the_server_keeps_servin
     try:
         session.initialize()
         for tool, arguments in [("retrieve", RETRIEVE["arguments"]),
-                                ("get_job", {"jobId": "sha256:00"})]:
+                                ("get_job", {"jobId": "sha256:" + "0" * 64})]:
             result = session.request("tools/call", {"name": tool, "arguments": arguments})
             assert result["result"]["isError"] is True
             text = result["result"]["content"][0]["text"]

@@ -12,7 +12,8 @@ import math
 import pytest
 
 from rookhaven.cli.main import main
-from rookhaven.cli.options import moment, positive_seconds, seconds
+from rookhaven.cli.options import moment, positive_seconds, result_key, seconds
+from rookhaven.store import Store
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -61,3 +62,21 @@ def test_a_moment_is_finite() -> None:
 def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str],
                                             argv: list[str], message: str) -> None:
     assert message in _refused(capsys, *argv)
+
+
+@pytest.mark.parametrize("argv", [["verify", "--key"], ["result"], ["job"], ["log", "prove"]])
+@pytest.mark.parametrize("key", ["sha256:feed", "SHA256:" + "a" * 64, "sha256:" + "A" * 64,
+                                 "sha256:" + "0" * 63, "sha256:" + "0" * 65, "job-1", ""])
+def test_a_malformed_result_key_is_bad_input_refused_before_the_store_is_opened(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        argv: list[str], key: str) -> None:
+    def opened(*_: object, **__: object) -> None:
+        raise AssertionError("the store was opened: something could have been recorded")
+    monkeypatch.setattr(Store, "from_settings", opened)
+    assert "expected a result key (sha256: and 64 lowercase hex digits)" in _refused(
+        capsys, *argv, key)
+
+
+def test_a_well_formed_result_key_passes_the_argument_type() -> None:
+    key = "sha256:" + "0123456789abcdef" * 4
+    assert result_key(key) == key

@@ -28,6 +28,9 @@ from tests.mcp_support import error_text, ok, write_corpus
 
 pytestmark = pytest.mark.anyio
 
+# A well-formed key nothing is stored under.
+MISSING = "sha256:" + "0" * 64
+
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(30)]
 QUERY = {"query": "crane delay and tide", "recallBudget": 4, "seed": "s1"}
@@ -190,10 +193,10 @@ async def test_a_corpus_only_in_the_file_is_ranked_from_the_file(
 
 
 @pytest.mark.parametrize(("tool", "arguments", "says"), [
-    ("get_job", {"jobId": "sha256:00"}, "sha256:00"),
-    ("get_result", {"resultKey": "sha256:00"}, "no result stored under 'sha256:00'"),
-    ("get_audit", {"resultKey": "sha256:00"}, "no audit stored"),
-    ("verify_result", {"resultKey": "sha256:00"}, "no result stored under 'sha256:00'"),
+    ("get_job", {"jobId": MISSING}, MISSING),
+    ("get_result", {"resultKey": MISSING}, f"no result stored under '{MISSING}'"),
+    ("get_audit", {"resultKey": MISSING}, "no audit stored"),
+    ("verify_result", {"resultKey": MISSING}, f"no result stored under '{MISSING}'"),
     ("retrieve", {"query": "crane", "corpus": "atlantis"}, "no corpus named 'atlantis'"),
 ])
 async def test_unknown_things_are_tool_errors(
@@ -212,8 +215,8 @@ def down(settings: Settings) -> Iterator[PipelineBackend]:
 @pytest.mark.parametrize(("tool", "arguments"), [
     ("retrieve", {"query": "crane", "corpus": "port@1"}),
     ("submit_retrieval", {"query": "crane"}),
-    ("get_job", {"jobId": "sha256:00"}),
-    ("get_result", {"resultKey": "sha256:00"}),
+    ("get_job", {"jobId": MISSING}),
+    ("get_result", {"resultKey": MISSING}),
     ("list_corpora", {}),
 ])
 async def test_redis_down_is_a_tool_error_and_the_server_keeps_serving(

@@ -21,6 +21,9 @@ from tests.mcp_support import MemoryBackend, error_text, ok, write_corpus
 
 pytestmark = pytest.mark.anyio
 
+# A well-formed key nothing is stored under.
+MISSING = "sha256:" + "0" * 64
+
 ALL_TOOLS = {"retrieve", "submit_retrieval", "get_job", "get_result", "get_audit",
              "verify_result", "list_corpora"}
 
@@ -200,10 +203,10 @@ async def test_list_corpora_names_the_file_and_says_there_is_no_pipeline(
 
 @pytest.mark.parametrize(("tool", "arguments"), [
     ("submit_retrieval", {"query": "berth"}),
-    ("get_job", {"jobId": "job-1"}),
-    ("get_result", {"resultKey": "sha256:00"}),
-    ("get_audit", {"resultKey": "sha256:00"}),
-    ("verify_result", {"resultKey": "sha256:00"}),
+    ("get_job", {"jobId": MISSING}),
+    ("get_result", {"resultKey": MISSING}),
+    ("get_audit", {"resultKey": MISSING}),
+    ("verify_result", {"resultKey": MISSING}),
 ])
 async def test_job_tools_without_a_pipeline_say_how_to_configure_one(
         inline: Client, tool: str, arguments: dict[str, Any]) -> None:
@@ -250,10 +253,10 @@ async def test_list_corpora_over_a_pipeline_says_so(piped: Client) -> None:
 
 
 @pytest.mark.parametrize(("tool", "arguments", "says"), [
-    ("get_job", {"jobId": "job-nope"}, "no job 'job-nope'"),
-    ("get_result", {"resultKey": "sha256:feed"}, "no stored result under 'sha256:feed'"),
-    ("get_audit", {"resultKey": "sha256:feed"}, "no stored result"),
-    ("verify_result", {"resultKey": "sha256:feed"}, "no stored result"),
+    ("get_job", {"jobId": MISSING}, f"no job '{MISSING}'"),
+    ("get_result", {"resultKey": MISSING}, f"no stored result under '{MISSING}'"),
+    ("get_audit", {"resultKey": MISSING}, "no stored result"),
+    ("verify_result", {"resultKey": MISSING}, "no stored result"),
     ("get_job", {}, "jobId"),
     ("get_result", {"resultKey": ""}, "resultKey"),
     ("submit_retrieval", {"query": "berth", "recallBudget": 51}, "over the maximum 50"),
@@ -264,11 +267,21 @@ async def test_unknown_jobs_and_keys_are_tool_errors(
     assert says in error_text(await piped.call_tool(tool, arguments))
 
 
+@pytest.mark.parametrize("tool", ["get_job", "get_result", "get_audit", "verify_result"])
+@pytest.mark.parametrize("key", ["sha256:feed", "SHA256:" + "a" * 64, "sha256:" + "A" * 64,
+                                 "sha256:" + "0" * 63, MISSING + "0", MISSING + "\n", "job-1"])
+async def test_a_malformed_key_is_a_tool_error_saying_what_a_key_looks_like(
+        piped: Client, memory: MemoryBackend, tool: str, key: str) -> None:
+    name = "jobId" if tool == "get_job" else "resultKey"
+    says = error_text(await piped.call_tool(tool, {name: key}))
+    assert name in says and "pattern" in says and "no stored result" not in says
+
+
 @pytest.mark.parametrize(("tool", "arguments"), [
     ("retrieve", {"query": "berth"}),
     ("submit_retrieval", {"query": "berth"}),
-    ("get_job", {"jobId": "job-1"}),
-    ("get_result", {"resultKey": "sha256:00"}),
+    ("get_job", {"jobId": MISSING}),
+    ("get_result", {"resultKey": MISSING}),
     ("list_corpora", {}),
 ])
 async def test_redis_down_is_a_tool_error_naming_the_store(
@@ -287,7 +300,7 @@ async def test_a_bug_shows_no_internals_and_the_server_keeps_serving(
 
     memory.job = broken  # type: ignore[method-assign, assignment]
     async with Client(build_server(settings, backend=memory)) as client:
-        text = error_text(await client.call_tool("get_job", {"jobId": "x"}))
+        text = error_text(await client.call_tool("get_job", {"jobId": MISSING}))
         assert text == "Error executing tool get_job"
         ok(await client.call_tool("list_corpora", {}))
 
