@@ -46,7 +46,8 @@ def register(subparsers: Any) -> None:
                         help="target provider parameter, VALUE as JSON (repeatable)")
     parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
     parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
-    parser.add_argument("--out", type=Path, help="report file (default: RUN_ID.jsonl)")
+    parser.add_argument("--out", type=Path, help="report file (default: RUN_ID.jsonl; with "
+                        "--resume, the file the run started with)")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
     parser.add_argument("--wait-timeout", type=positive_seconds, default=600.0,
                         help="seconds to wait for one chunk's jobs")
@@ -123,12 +124,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     pipeline = (inline_pipeline(Store.from_settings(settings), settings) if args.inline
                 else open_pipeline(settings))
     reranker = Reranker(pipeline, wait_timeout=args.wait_timeout)
+    reranks = pipeline.store.reranks
+    if args.resume:
+        reranks.spec(args.resume)  # an unknown run is refused before anything is recorded
     run_id = args.resume or reranker.start(spec_from(args, pipeline))
+    # The report goes where the run started writing it, unless --out names another file
+    # (absolute: a resume from another directory writes the same file).
+    reranks.set_out(run_id, str((args.out or Path(f"{run_id}.jsonl")).resolve()),
+                    replace=args.out is not None)
+    out = Path(reranks.out(run_id) or f"{run_id}.jsonl")
     print(f"rerank: run {run_id}", file=sys.stderr, flush=True)
     rows = reranker.run(run_id, progress=ProgressLine())
     summary = summarize(run_id, rows)
     pipeline.store.reranks.set_summary(run_id, canonical_bytes(summary))
-    out = args.out or Path(f"{run_id}.jsonl")
     with out.open("wb") as handle:
         for row in rows:
             handle.write(canonical_bytes(row) + b"\n")

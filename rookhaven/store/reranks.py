@@ -30,6 +30,22 @@ class RerankLog:
                                 "`rookhaven rerank` (it prints the run id)")
         return bytes(value)
 
+    def set_out(self, run_id: str, path: str, *, replace: bool = True) -> None:
+        """Record where the run's report is written (kept if one is and not ``replace``), so
+        ``--resume`` writes the same file. Not part of the spec: it changes no result."""
+        k = self._ctx.keys
+        with translated(self._ctx.client, f"recording the report file of {run_id}"):
+            if replace:
+                self._ctx.client.hset(k.rerank(run_id), "out", path)
+            else:
+                self._ctx.client.hsetnx(k.rerank(run_id), "out", path)
+
+    def out(self, run_id: str) -> str | None:
+        """The report file recorded for a run (None for runs recorded before there was one)."""
+        with translated(self._ctx.client, f"reading re-ranking run {run_id}"):
+            value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "out")
+        return None if value is None else text(value)
+
     def finish_chunk(self, run_id: str, index: int, rows: bytes) -> None:
         """Keep a finished chunk's report rows; the chunk is then never redone."""
         with translated(self._ctx.client, f"recording chunk {index} of {run_id}"):

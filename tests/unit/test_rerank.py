@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import fakeredis
 import pytest
 
 from rookhaven import Document, RetrievalRequest, retrieve
+from rookhaven.cli import rerank as rerank_cli
+from rookhaven.cli.main import build_parser
 from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
 from rookhaven.errors import InputError
@@ -107,3 +110,42 @@ def test_requests_from_a_file_need_their_baseline_corpus(pipeline: Pipeline) -> 
     old = [h.id for h in retrieve(RetrievalRequest(query="crane"), OLD, "tfcosine").hits]
     new = [h.id for h in retrieve(RetrievalRequest(query="crane"), NEW, "tfcosine").hits]
     assert row.change == compare_rankings(old, new, 10).as_dict()
+
+
+def test_a_resumed_run_writes_the_report_file_it_started_with_unless_given_another(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
+
+    def rerank(*argv: str) -> int:
+        args = build_parser("rerank").parse_args(["rerank", "--inline", *argv])
+        return int(args.run(args, pipeline.settings))
+
+    first = tmp_path / "first.jsonl"
+    store = pipeline.store
+    assert rerank("--corpus", store.corpora.resolve("port@1"),
+                  "--to-corpus", store.corpora.resolve("port@2"), "--out", str(first)) == 0
+    run_id = capsys.readouterr().err.split("rerank: run ", 1)[1].split()[0]
+    report = first.read_bytes()
+    first.unlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert rerank("--resume", run_id) == 0
+    assert first.read_bytes() == report and list(elsewhere.iterdir()) == []
+    second = tmp_path / "second.jsonl"
+    assert rerank("--resume", run_id, "--out", str(second)) == 0
+    assert second.read_bytes() == report
+    second.unlink()
+    assert rerank("--resume", run_id) == 0 and second.read_bytes() == report
+    assert store.reranks.out(run_id) == str(second)
+
+
+def test_resuming_an_unknown_run_records_nothing(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
+    args = build_parser("rerank").parse_args(
+        ["rerank", "--inline", "--resume", "nope", "--out", str(tmp_path / "x.jsonl")])
+    with pytest.raises(InputError, match="no re-ranking run 'nope'"):
+        args.run(args, pipeline.settings)
+    assert pipeline.store.reranks.out("nope") is None
