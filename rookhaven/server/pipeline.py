@@ -96,7 +96,12 @@ class PipelineBackend:
     def submit(self, request: RetrievalRequest, corpus: str | None,
                engine: str | None = None) -> JobOutput:
         job = self.pipeline.submit(request, corpus or "latest", engine)
-        return JobOutput(job_id=job.job_id, result_key=job.result_key, state=job.state)
+        # Read back from the record, so submit_retrieval says what get_job would (times,
+        # attempts). A result answered from the store may have outlived its record.
+        try:
+            return job_output(self.pipeline.job(job.job_id))
+        except NotFoundError:
+            return JobOutput(job_id=job.job_id, result_key=job.result_key, state=job.state)
 
     def job(self, job_id: str) -> JobOutput:
         return job_output(self.pipeline.job(job_id))

@@ -123,6 +123,25 @@ async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
     assert verdict | {"match": True, "outcome": "match", "alarm": False} == verdict
 
 
+async def test_submit_retrieval_says_when_the_job_was_created_and_updated_like_get_job(
+        client: Client, store: Store) -> None:
+    before = store.now()
+    job = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    assert isinstance(job["created_at"], float) and isinstance(job["updated_at"], float)
+    assert before - 1 <= job["created_at"] <= job["updated_at"] <= store.now() + 1
+    assert job == ok(await client.call_tool("get_job", {"jobId": job["job_id"]}))
+    again = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    assert again["created_at"] == job["created_at"] and again["state"] == "done"
+
+
+async def test_submit_retrieval_of_a_stored_result_whose_record_is_gone_still_answers(
+        client: Client, store: Store) -> None:
+    job = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    store.client.delete(store.keys.job(job["job_id"]))
+    again = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    assert again["state"] == "done" and again["job_id"] == job["job_id"]
+
+
 async def test_get_result_and_get_audit_carry_the_inclusion_proof_once_a_checkpoint_covers_it(
         client: Client, store: Store) -> None:
     key = ok(await client.call_tool("submit_retrieval", QUERY))["result_key"]
