@@ -8,6 +8,7 @@ trip. The Celery tasks in ``workers`` are thin adapters over ``Executor``.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 
 from ..config import Settings
@@ -36,10 +37,26 @@ class Executor:
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
         started = self.store.jobs.start(job_ids, worker)
-        return [self._begin(job_id, spec, worker) if spec is not None else f"skipped:{verdict}"
-                for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True)]
+        outcomes = []
+        for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True):
+            if spec is None:
+                outcomes.append(_logged(job_id, f"skipped:{verdict}", 0.0))
+            else:
+                outcomes.append(self._begin(job_id, spec, worker))
+        return outcomes
 
     def _begin(self, job_id: str, spec: JobSpec, worker: str) -> str:
+        """Begin and run one job, and log one line saying how it ended and how long it took
+        (also when the soft time limit ends the task)."""
+        began = time.perf_counter()
+        outcome = "interrupted"
+        try:
+            outcome = self._attempt(job_id, spec, worker)
+        finally:
+            _logged(job_id, outcome, time.perf_counter() - began)
+        return outcome
+
+    def _attempt(self, job_id: str, spec: JobSpec, worker: str) -> str:
         verdict, attempt = self.store.jobs.begin(job_id, worker, self.settings.job_max_attempts)
         if verdict == "failed":
             log.error("job %s failed: its attempts are spent", job_id, extra={"job": job_id})
@@ -93,3 +110,10 @@ class Executor:
         error = f"{exc.__class__.__name__}: {detail or exc}"
         return self.store.jobs.fail(job_id, error, permanent=permanent,
                                     max_attempts=self.settings.job_max_attempts)
+
+
+def _logged(job_id: str, outcome: str, seconds: float) -> str:
+    """Log the one info line a job gets per delivery; return ``outcome``."""
+    log.info("job %s %s in %.3f s", job_id, outcome, seconds,
+             extra={"job": job_id, "state": outcome, "seconds": round(seconds, 6)})
+    return outcome

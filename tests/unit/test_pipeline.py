@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import logging
 from collections.abc import Iterator
 
 import fakeredis
+import orjson
 import pytest
 
 from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, InvalidRequestError
+from rookhaven.logs import configure_logging
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher, celery_config
 from rookhaven.store import Store
 
@@ -237,3 +241,39 @@ def test_a_job_stopped_by_the_time_limit_names_the_limit_and_its_setting(
     error = pipeline.job(ref.job_id).error or ""
     assert error.startswith("TimeUp: ran past the soft time limit of 108 s (90% of "
                             "ROOKHAVEN_TASK_TIME_LIMIT=120 s)"), error
+
+
+def test_a_worker_logs_one_info_line_per_job_with_its_state_and_seconds(
+        pipeline: Pipeline, settings: Settings, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"tide {i}") for i in range(3)], "port")
+    ids = [r.job_id for r in refs]
+    # configure_logging (run by an earlier test or a CLI call) stops propagation to caplog.
+    monkeypatch.setattr(logging.getLogger("rookhaven"), "propagate", True)
+    with caplog.at_level(logging.INFO, logger="rookhaven.pipeline"):
+        executor = Executor(pipeline.store, settings)
+        executor.run(ids, "w")
+        executor.run(ids[:1], "w")
+    lines = [r for r in caplog.records if r.getMessage().startswith("job ")]
+    assert [(r.levelno, r.job, r.state) for r in lines] == (  # type: ignore[attr-defined]
+        [(logging.INFO, job_id, "done") for job_id in ids]
+        + [(logging.INFO, ids[0], "skipped:done")])
+    assert all(r.seconds >= 0 for r in lines)  # type: ignore[attr-defined]
+    assert lines[0].getMessage() == f"job {ids[0]} done in {lines[0].seconds:.3f} s"  # type: ignore[attr-defined]
+
+
+def test_the_job_line_is_emitted_at_the_default_log_level(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
+    root = logging.getLogger("rookhaven")
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    monkeypatch.setattr(root, "level", root.level)
+    monkeypatch.setattr(root, "propagate", root.propagate)
+    stderr = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stderr)
+    configure_logging(Settings().log_level)
+    Executor(pipeline.store, settings).run([ref.job_id], "w")
+    (entry,) = [orjson.loads(line) for line in stderr.getvalue().splitlines()
+                if orjson.loads(line).get("job") == ref.job_id]
+    assert entry["level"] == "info" and entry["state"] == "done"
+    assert entry["msg"].startswith(f"job {ref.job_id} done in ") and entry["seconds"] >= 0
