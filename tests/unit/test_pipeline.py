@@ -248,8 +248,11 @@ def test_a_worker_logs_one_info_line_per_job_with_its_state_and_seconds(
         monkeypatch: pytest.MonkeyPatch) -> None:
     refs = pipeline.submit_many([RetrievalRequest(query=f"tide {i}") for i in range(3)], "port")
     ids = [r.job_id for r in refs]
-    # configure_logging (run by an earlier test or a CLI call) stops propagation to caplog.
-    monkeypatch.setattr(logging.getLogger("rookhaven"), "propagate", True)
+    # caplog's handler on the logger itself: configure_logging (run by an earlier test or a
+    # CLI call) stops propagation from "rookhaven" to the root logger caplog listens on.
+    pipeline_log = logging.getLogger("rookhaven.pipeline")
+    monkeypatch.setattr(pipeline_log, "handlers", [caplog.handler])
+    monkeypatch.setattr(pipeline_log, "propagate", False)
     with caplog.at_level(logging.INFO, logger="rookhaven.pipeline"):
         executor = Executor(pipeline.store, settings)
         executor.run(ids, "w")
