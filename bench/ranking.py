@@ -10,8 +10,9 @@ corpus made by ``../shared/bench/make_synthetic.py OUT N``: it reports load and 
 peak resident memory, and single-query throughput for q3/q8 x top-10/top-100. Rookhaven
 answers with the full retrieve (decomposition, ranking and the audit record): engine
 ``rookhaven`` produces the canonical result bytes a worker stores, ``rookhaven-model`` the
-validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``. Peers are asked one query
-per call and return ids. Missing peers are reported as such, never faked.
+validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``; ``rookhaven:NAME@VERSION``
+(e.g. ``--engines rookhaven:bm25@1,rookhaven:bm25@2``) ranks with that engine version. Peers
+are asked one query per call and return ids. Missing peers are reported as such, never faked.
 """
 
 from __future__ import annotations
@@ -117,11 +118,11 @@ def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
 
 
 def build_rookhaven(documents: list[Document], decompose: bool = True, *, models: bool = True,
-                    **params: object) -> Search:
+                    engine: str = "bm25", **params: object) -> Search:
     """Rookhaven's full retrieve: decomposition, ranking, audit record. With ``models``, the
     validated pydantic result (``Retriever.retrieve``); without, the canonical result bytes
     a worker stores (``Retriever.result_data`` encoded), ids read back from the plain data."""
-    retriever = Retriever(documents, "bm25", **params)
+    retriever = Retriever(documents, engine, **params)
 
     def search(query: str, k: int) -> list[str]:
         request = RetrievalRequest(query=query, recall_budget=k, decompose=decompose)
@@ -190,7 +191,10 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3) -> dict[str, objec
     loaded, load_rss = time.perf_counter() - start, rss_mb()
     start = time.perf_counter()
     if engine.startswith("rookhaven"):
-        search: Search = build_rookhaven(corpus, models=engine == "rookhaven-model")  # type: ignore[arg-type]
+        # "rookhaven:bm25@1" names an engine version; plain "rookhaven" is the default one.
+        kind, _, version = engine.partition(":")
+        search: Search = build_rookhaven(corpus, models=kind == "rookhaven-model",  # type: ignore[arg-type]
+                                         engine=version or "bm25")
     elif engine == "bm25s":
         search = build_bm25s(ids, texts)
     elif engine == "bm25s-numba":
