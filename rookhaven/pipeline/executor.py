@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.identity import result_key
-from ..errors import EngineMismatchError, InputError, IntegrityError
+from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
 from .cache import RetrieverCache
 from .celeryconf import SOFT_LIMIT_SHARE
@@ -35,26 +35,36 @@ class Executor:
         self._fatal = fatal
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
-        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
+        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'.
+
+        With ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas
+        (one WAIT for the whole message); ReplicationError if they are not, and the caller
+        must not acknowledge the message. A job's log line comes after that confirmation.
+        """
         started = self.store.jobs.start(job_ids, worker)
-        outcomes = []
+        timed = []
         for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True):
             if spec is None:
-                outcomes.append(_logged(job_id, f"skipped:{verdict}", 0.0))
+                timed.append((job_id, f"skipped:{verdict}", 0.0))
             else:
-                outcomes.append(self._begin(job_id, spec, worker))
-        return outcomes
-
-    def _begin(self, job_id: str, spec: JobSpec, worker: str) -> str:
-        """Begin and run one job, and log one line saying how it ended and how long it took
-        (also when the soft time limit ends the task)."""
-        began = time.perf_counter()
-        outcome = "interrupted"
+                timed.append((job_id, *self._begin(job_id, spec, worker)))
         try:
-            outcome = self._attempt(job_id, spec, worker)
-        finally:
-            _logged(job_id, outcome, time.perf_counter() - began)
-        return outcome
+            self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")
+        except StoreUnavailableError:  # replicas short, or the primary gone meanwhile
+            for job_id, outcome, seconds in timed:
+                _logged(job_id, f"{outcome}:unconfirmed", seconds)
+            raise
+        return [_logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
+
+    def _begin(self, job_id: str, spec: JobSpec, worker: str) -> tuple[str, float]:
+        """Begin and run one job: how it ended and how long it took (logged at once when
+        the soft time limit ends the task)."""
+        began = time.perf_counter()
+        try:
+            return self._attempt(job_id, spec, worker), time.perf_counter() - began
+        except BaseException:
+            _logged(job_id, "interrupted", time.perf_counter() - began)
+            raise
 
     def _attempt(self, job_id: str, spec: JobSpec, worker: str) -> str:
         verdict, attempt = self.store.jobs.begin(job_id, worker, self.settings.job_max_attempts)
