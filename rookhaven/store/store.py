@@ -20,6 +20,7 @@ from .log import TransparencyLog
 from .replication import Replication
 from .reranks import RerankLog
 from .results import ResultStore
+from .rounds import Round
 from .verifications import VerificationLog
 
 
@@ -51,6 +52,10 @@ class Store:
         return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes,
                    min_replicas=settings.redis_min_replicas,
                    replica_timeout=settings.redis_replica_timeout)
+
+    def round(self) -> Round:
+        """An empty Round: job-script calls queued to go out in one round trip."""
+        return Round(self._ctx)
 
     def now(self) -> float:
         """The store's clock (Unix seconds); every stored time comes from it."""
