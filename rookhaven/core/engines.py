@@ -19,6 +19,7 @@ from .analyzer import STEMMERS, Analyzer
 from .identity import CORE_VERSION
 from .providers.base import ScoringProvider
 from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
+from .providers.bm25prf import Bm25PrfProvider
 from .providers.tfcosine import TfCosineProvider
 
 ANALYZER_PARAMS = ("stopwords", "stemmer")
@@ -115,6 +116,7 @@ _READERS: dict[tuple[type[Any], bool], Callable[[Mapping[str, Any]], dict[str, A
     (Bm25Provider, True): _given,
     (TfCosineProvider, False): _tfcosine_v1,
     (TfCosineProvider, True): _given,
+    (Bm25PrfProvider, True): _given,
 }
 
 ENGINES: tuple[EngineSpec, ...] = (
@@ -127,6 +129,9 @@ ENGINES: tuple[EngineSpec, ...] = (
     EngineSpec("bm25", "2", Bm25Provider, default_stemmer="english",
                golden="sha256:7ac16d734b0ffc1f2b6af731da7f905efdb8d7241218c4b286a16626bc5c0299",
                summary="bm25@1's ranking with its pins and parameters in every audit"),
+    EngineSpec("bm25", "3", Bm25PrfProvider, default_stemmer="english",
+               golden="sha256:pending",
+               summary="bm25@2 with a lower-bounded tf and pseudo-relevance feedback"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release.
