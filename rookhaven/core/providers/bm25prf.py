@@ -49,14 +49,15 @@ FEEDBACK_MEMO = 1024  # distinct term multisets whose feedback plan an index rem
 class Bm25PrfProvider(Bm25Provider):
     """BM25F (bm25@2's plan) with ``tf_bound`` and feedback; exact integers throughout."""
 
+    # Defaults chosen leaving one collection out at a time (docs/ranking.md, bench/tune.py).
     tf_bound: str = "bm25+"
-    delta: float = 1.0
-    feedback: str = "rm3"
+    delta: float = 0.25
+    feedback: str = "bo1"
     fb_docs: int = 10
     fb_terms: int = 10
-    original_weight: float = 0.5
+    original_weight: float = 0.7
     fb_max_df: float = 0.1
-    feedback_scope: str = "whole-query"
+    feedback_scope: str = "subquery"
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -137,7 +137,10 @@ def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
     slope, floor = tables
     weight = tfx * slope[ids] + floor[ids]
     units = np.floor(weight * (1 << BO1_BITS)).astype(np.int64)
-    return _best(dict(zip(ids.tolist(), units.tolist(), strict=True)), fb_terms)
+    keep = units > 0
+    ids, units = ids[keep], units[keep]
+    top = np.lexsort((ids, -units))[:fb_terms]  # heaviest first, then the lower term id
+    return dict(zip(ids[top].tolist(), units[top].tolist(), strict=True))
 
 
 def interpolate(qtf: dict[int, int], feedback: dict[int, int], original: int) -> dict[int, int]:
