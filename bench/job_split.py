@@ -80,10 +80,10 @@ def main() -> None:
         ids = [ref.job_id for ref in pipe.submit_many(reqs, "bench")]
 
         inline = Retriever(docs, settings.engine)
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), time.process_time()
         for request in reqs:
             canonical_bytes(inline.result_data(request))
-        inline_s = time.perf_counter() - began
+        inline_s, inline_cpu = time.perf_counter() - began, time.process_time() - cpu_began
 
         executor = Executor(store, settings)
         executor.cache.get(pipe.store.corpora.resolve("bench"), settings.engine, {})
@@ -97,11 +97,15 @@ def main() -> None:
         real_compute = executor.compute
         executor.compute = timed(  # type: ignore[method-assign]
             timers, "compute + encode", real_compute)
+        server_before = _server_cpu(store)
+        cpu_began = time.process_time()
         began = time.perf_counter()
         for at in range(0, len(ids), args.batch):
             outcomes = executor.run(ids[at: at + args.batch], "bench")
             assert all(o == "done" for o in outcomes), outcomes[:3]
         total = time.perf_counter() - began
+        cpu = time.process_time() - cpu_began
+        server = _server_cpu(store) - server_before
 
         per_job = {name: seconds / len(ids) * 1e6 for name, seconds in timers.items()}
         per_job["other (Python around them)"] = total / len(ids) * 1e6 - sum(per_job.values())
@@ -113,10 +117,18 @@ def main() -> None:
               f"{total / inline_s:.2f}x the inline time")
         for name, micros in per_job.items():
             print(f"  {name:<28} {micros:7.1f} us  {micros / (total / len(ids) * 1e6):5.1%}")
+        print(f"CPU per job: worker {cpu / len(ids) * 1e6:.0f} us, Redis server "
+              f"{server / len(ids) * 1e6:.0f} us (its whole CPU: use a Redis of your own); "
+              f"inline {inline_cpu / len(ids) * 1e6:.0f} us")
     finally:
         keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
         for at in range(0, len(keys), 1000):
             store.client.delete(*keys[at: at + 1000])
+
+
+def _server_cpu(store: Store) -> float:
+    info = store.client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 if __name__ == "__main__":
