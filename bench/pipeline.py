@@ -113,7 +113,7 @@ def main() -> None:
     try:
         reqs = make(args.jobs, tag="bulk-")
         started = time.perf_counter()
-        inline = Retriever(docs, pipe.settings.provider)
+        inline = Retriever(docs, pipe.settings.engine)
         built = time.perf_counter()
         for request in reqs:
             inline.retrieve(request)

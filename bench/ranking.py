@@ -140,6 +140,7 @@ def quality(datasets: Path) -> None:
     systems: dict[str, Callable[[list[Document], list[str], list[str]], Search]] = {
         "rookhaven bm25 (default)": lambda d, i, t: build_rookhaven(d),
         "rookhaven bm25 --no-decompose": lambda d, i, t: build_rookhaven(d, decompose=False),
+        "rookhaven bm25@3": lambda d, i, t: build_rookhaven(d, engine="bm25@3"),
         "bm25s (stemming)": lambda d, i, t: build_bm25s(i, t, stem=True),
         "bm25s (default)": lambda d, i, t: build_bm25s(i, t),
         "tantivy (en_stem)": lambda d, i, t: build_tantivy(i, t),

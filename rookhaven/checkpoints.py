@@ -47,9 +47,12 @@ def sign_now(store: Store, private_key: str) -> str:
     size = store.log.integrate()
     # The log's origin is its key's name: one key, one log.
     origin = verifier_of(private_key).split("+", 1)[0]
-    note = sign_checkpoint(Checkpoint(origin=origin, size=size,
-                                      root=store.log.root(size)), private_key)
+    root = store.log.root(size)
+    # Never sign a tree a failover could take back: the replicas must hold it first.
+    store.replication.confirm(f"integrating the log to {size} leaves")
+    note = sign_checkpoint(Checkpoint(origin=origin, size=size, root=root), private_key)
     store.log.add_checkpoint(note, store.now())
+    store.replication.confirm("storing a checkpoint")
     return note
 
 

@@ -145,6 +145,8 @@ class Settings:
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
     mcp_read_timeout: float = 30.0
     redis_timeout: float = 5.0
+    redis_min_replicas: int = 0
+    redis_replica_timeout: float = 2.0
     corpus_chunk_bytes: int = 1 << 20
     batch_size: int = 100
     job_max_attempts: int = 3
@@ -196,6 +198,12 @@ class Settings:
             raise ConfigError(
                 f"ROOKHAVEN_DEFAULT_SEED is {len(self.default_seed)} characters, longer than "
                 f"ROOKHAVEN_MAX_SEED_LEN ({self.max_seed_len}); shorten one or raise the other"
+            )
+        if self.redis_min_replicas and self.redis_replica_timeout >= self.redis_timeout:
+            raise ConfigError(
+                f"ROOKHAVEN_REDIS_REPLICA_TIMEOUT ({self.redis_replica_timeout:g} s) must be "
+                f"below ROOKHAVEN_REDIS_TIMEOUT ({self.redis_timeout:g} s), or the socket gives "
+                "up before WAIT answers; lower the first or raise the second"
             )
         if self.visibility_timeout <= self.task_time_limit:
             raise ConfigError(
@@ -334,8 +342,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS),
          "least severe log level written to stderr"),
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text,
-         "Redis for the store and the Celery broker "
-         "(redis:// or rediss://, with user:password@ and /db)"),
+         "Redis for the store and the Celery broker: redis://, rediss:// (TLS) or unix://, "
+         "with user:password@ and /db, or sentinel://HOST:PORT,.../SERVICE/DB for the primary "
+         "Redis Sentinel names"),
     Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _key_prefix,
          "prefix of every Redis key Rookhaven writes: 1 to 64 letters, digits, '.', '_' or '-', "
          "starting with a letter or digit"),
@@ -353,6 +362,12 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds(HOUR),
          "how long one Redis connect or command may take before the store gives up "
          "(seconds, at most an hour)"),
+    Spec("ROOKHAVEN_REDIS_MIN_REPLICAS", "redis_min_replicas", _whole(0, 100),
+         "replicas that must confirm (Redis WAIT) a job's writes before a worker acknowledges "
+         "it, and a submission's before it returns; 0 trusts the primary alone (replicas)"),
+    Spec("ROOKHAVEN_REDIS_REPLICA_TIMEOUT", "redis_replica_timeout", _seconds(HOUR),
+         "how long one WAIT for ROOKHAVEN_REDIS_MIN_REPLICAS may block before the job is "
+         "retried; below ROOKHAVEN_REDIS_TIMEOUT (seconds, at most an hour)"),
     Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024, 512 << 20),
          "largest piece a stored corpus is split into (bytes)"),
     Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1, 10_000),

@@ -52,6 +52,10 @@ class StoreUnavailableError(RookhavenError):
     """Raised when the store (Redis) cannot be reached or answers with an error."""
 
 
+class ReplicationError(StoreUnavailableError):
+    """Raised when fewer replicas than ROOKHAVEN_REDIS_MIN_REPLICAS confirm a write in time."""
+
+
 class WaitTimeoutError(RookhavenError):
     """Raised when a job is not done or failed within the time a caller chose to wait."""
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 DEFAULT_SEED = "rookhaven-default"
 DEFAULT_RECALL = 10
@@ -16,6 +23,18 @@ DEFAULT_RECALL = 10
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class _Expandable(_Frozen):
+    """A model with an optional ``expansion`` that its JSON leaves out when absent, so the
+    bytes of engines without query expansion stay what they were."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_expansion(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("expansion", 0) is None:
+            del data["expansion"]
+        return data
 
 
 class Document(_Frozen):
@@ -64,7 +83,7 @@ class Contribution(_Frozen):
     score: float
 
 
-class Subquery(_Frozen):
+class Subquery(_Expandable):
     """One need the query was split into, with its weight, budget and picks."""
 
     text: str
@@ -72,6 +91,8 @@ class Subquery(_Frozen):
     weight: int
     budget: int
     contributed: list[Contribution] = Field(default_factory=list)
+    # Engines with query expansion (bm25@3): the feedback documents and weighted terms.
+    expansion: dict[str, Any] | None = None
 
 
 class DroppedPart(_Frozen):
@@ -90,7 +111,7 @@ class ScoredHit(_Frozen):
     subqueries: list[int]
 
 
-class Audit(_Frozen):
+class Audit(_Expandable):
     """Everything needed to explain and replay a result."""
 
     seed: str
@@ -106,6 +127,8 @@ class Audit(_Frozen):
     engine: Engine
     config: dict[str, Any]
     config_digest: str
+    # Engines with query expansion (bm25@3): the whole query's, which orders the merge.
+    expansion: dict[str, Any] | None = None
 
 
 class RetrievalResult(_Frozen):

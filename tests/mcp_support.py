@@ -24,8 +24,9 @@ from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import NotFoundError, StoreUnavailableError
 from rookhaven.models import Audit, RetrievalRequest, RetrievalResult
 from rookhaven.server.inline import InlineBackend
-from rookhaven.server.outputs import CorporaOutput, JobOutput, VerifyOutput
-from rookhaven.server.ports import Retrieval
+from rookhaven.server.outputs import CorporaOutput, JobOutput, RunOutput, VerifyOutput
+from rookhaven.server.ports import CorpusData, PreparedRun, Retrieval, needs_pipeline
+from rookhaven.verification import Selection
 
 DOCUMENTS = [
     {"id": "d1", "text": "crane maintenance schedule for berth 7"},
@@ -125,6 +126,27 @@ class MemoryBackend:
     def corpora(self) -> CorporaOutput:
         self._reachable()
         return self.inline.corpora().model_copy(update={"pipeline": True})
+
+    def corpus(self, ref: str) -> CorpusData:
+        self._reachable()
+        return self.inline.corpus(ref)
+
+    def result_keys(self, offset: int, count: int) -> list[str]:
+        self._reachable()
+        return sorted(self.stored)[offset: offset + count]
+
+    # Runs need a real store: tests/unit/test_mcp_runs.py uses the pipeline backend.
+    def start_verification(self, selection: Selection) -> PreparedRun:
+        raise needs_pipeline("start_verification")
+
+    def start_rerank(self, target: Any) -> PreparedRun:
+        raise needs_pipeline("start_rerank")
+
+    def recorded_run(self, run_id: str) -> RunOutput:
+        raise NotFoundError(f"no run {run_id!r}")
+
+    def report(self, run_id: str) -> bytes:
+        raise NotFoundError(f"no run {run_id!r}")
 
     def close(self) -> None:
         pass

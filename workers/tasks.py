@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Celery
+from celery.exceptions import Reject
 
 from rookhaven import checkpoints
-from rookhaven.errors import InputError
+from rookhaven.errors import InputError, ReplicationError
 from rookhaven.pipeline import (
     TASK_BATCH,
     TASK_CHECKPOINT,
@@ -39,15 +40,23 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
     the process (``rookhaven demo``) would otherwise run the first app's closures.
     """
 
+    def run(job_ids: list[str]) -> list[str]:
+        try:
+            return runtime.executor().run(job_ids, runtime.instance)
+        except ReplicationError as exc:
+            # Not acknowledged: the message goes back to the queue, and its next delivery
+            # finds the jobs done and only waits for the replicas again.
+            raise Reject(str(exc), requeue=True) from exc
+
     @app.task(name=TASK_JOB, shared=False)
     def run_job(job_id: str) -> list[str]:
         """Run one job by id."""
-        return runtime.executor().run(_job_ids([job_id]), runtime.instance)
+        return run(_job_ids([job_id]))
 
     @app.task(name=TASK_BATCH, shared=False)
     def run_batch(job_ids: list[str]) -> list[str]:
         """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
-        return runtime.executor().run(_job_ids(job_ids), runtime.instance)
+        return run(_job_ids(job_ids))
 
     @app.task(name=TASK_SWEEP, shared=False)
     def sweep() -> dict[str, Any]:

@@ -1,49 +1,154 @@
-"""``rookhaven eval``: rank a BEIR collection's judged queries and print the metrics."""
+"""``rookhaven eval``: rank BEIR collections' judged queries and print the metrics.
+
+One collection and one engine print every metric. Several collections or engines print
+one table, collections by engines, each engine after the first with its difference from
+the first and a paired test's p-value per metric (scipy: ``pip install 'rookhaven[eval]'``).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..config import Settings
 from ..core.engine import Retriever
+from ..core.engines import engine_spec
+from ..errors import ConfigError
 from ..evaluation import METRICS, load_collection, read_split, run_collection, write_trec_run
+from ..evaluation.compare import comparison, evaluate_cell
+from ..evaluation.significance import TESTS
 from ..synonymfile import load_synonyms
-from .options import add_engine_options, positive_int
+from .options import positive_int
+from .tables import table
+
+SHOWN = ("ndcg@10", "recall@100", "mrr@10")  # metrics of the comparison table by default
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("eval", help="measure ranking quality on a BEIR collection",
+    parser = subparsers.add_parser("eval", help="measure ranking quality on BEIR collections",
                                    description=__doc__)
-    parser.add_argument("dataset", metavar="DATASET_DIR",
-                        help="directory with corpus.jsonl, queries.jsonl and qrels/test.tsv")
-    add_engine_options(parser)
+    parser.add_argument("datasets", metavar="DATASET_DIR", nargs="+",
+                        help="directories with corpus.jsonl, queries.jsonl and qrels/test.tsv")
+    parser.add_argument("--engine", dest="engines", action="append", metavar="NAME@VERSION",
+                        help="engine to rank with; repeat to compare engines, the first is "
+                             "the baseline (default: ROOKHAVEN_ENGINE)")
+    parser.add_argument("--provider", dest="engines", action="append", metavar="NAME",
+                        help="the newest engine version of provider NAME (repeatable)")
+    parser.add_argument("--param", dest="params", action="append", default=[],
+                        metavar="[ENGINE:]K=V",
+                        help="engine parameter (V as JSON, else text) for every engine that "
+                             "accepts K, or only ENGINE; repeatable")
     parser.add_argument("--budget", type=positive_int, default=100,
                         help="documents retrieved per query (default: 100)")
     parser.add_argument("--no-decompose", action="store_true",
                         help="rank each query as one need instead of splitting it")
     parser.add_argument("--queries-split", metavar="FILE",
-                        help="evaluate only the query ids listed in FILE, one a line")
-    parser.add_argument("--run-out", metavar="FILE", help="write the rankings as a TREC run")
+                        help="evaluate only the query ids listed in FILE, one a line "
+                             "(one collection and engine)")
+    parser.add_argument("--run-out", metavar="FILE",
+                        help="write the rankings as a TREC run (one collection and engine)")
     parser.add_argument("--synonyms", metavar="FILE",
                         help="query-side synonyms for bm25 ('a, b' or 'a => b' a line)")
+    parser.add_argument("--metric", dest="metrics", action="append", choices=METRICS,
+                        help=f"metric of the comparison table, repeatable (default: "
+                             f"{', '.join(SHOWN)})")
+    parser.add_argument("--test", choices=TESTS, default="t-test",
+                        help="paired test against the first engine (default: t-test)")
     parser.add_argument("--format", choices=("json", "table"), default="table",
-                        help="json: one object with every metric; table: aligned text")
+                        help="json: one object; table: aligned text")
     parser.set_defaults(run=run)
 
 
+def _value(raw: str) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return raw
+
+
+def engine_params(engines: list[str], given: list[str],
+                  synonyms: str | None) -> dict[str, dict[str, Any]]:
+    """Each engine's parameters from ``--param [ENGINE:]K=V`` (and ``--synonyms``)."""
+    out: dict[str, dict[str, Any]] = {e: {} for e in engines}
+    if synonyms:
+        for e in engines:
+            out[e]["synonyms"] = load_synonyms(synonyms)
+    for item in given:
+        head, eq, raw = item.partition("=")
+        target, _, name = head.rpartition(":")
+        if not eq or not name:
+            raise ConfigError(f"--param expects K=V or ENGINE:K=V, got {item!r}")
+        chosen = [e for e in engines if not target or engine_spec(e).ref == engine_spec(target).ref]
+        takers = [e for e in chosen if name in engine_spec(e).parameters()]
+        if not takers:
+            accepted = sorted({p for e in chosen for p in engine_spec(e).parameters()})
+            raise ConfigError(f"no engine compared takes parameter {name!r}; they accept "
+                              f"{', '.join(accepted)}")
+        for e in takers:
+            out[e][name] = _value(raw)
+    return out
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    collection = load_collection(args.dataset, max_docs=settings.max_corpus_docs)
-    provider = settings.engine
-    params = {"synonyms": load_synonyms(args.synonyms)} if args.synonyms else {}
-    retriever = Retriever(collection.documents, provider, **params)
+    engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
+    if len(set(engines)) != len(engines):
+        raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
+    params = engine_params(engines, args.params, args.synonyms)
+    if len(args.datasets) == 1 and len(engines) == 1:
+        return _single(args, settings, engines[0], params[engines[0]])
+    if args.queries_split or args.run_out:
+        raise ConfigError("--queries-split and --run-out take one collection and one engine")
+    collections = {Path(d).name or d: load_collection(d, max_docs=settings.max_corpus_docs)
+                   for d in args.datasets}
+    if len(collections) != len(args.datasets):
+        raise ConfigError("two collection directories have the same name")
+    cells = {name: {e: evaluate_cell(c, e, params[e], budget=args.budget,
+                                     seed=settings.default_seed,
+                                     decompose=not args.no_decompose) for e in engines}
+             for name, c in collections.items()}
+    metrics = args.metrics or list(SHOWN)
+    report = comparison(cells, engines, metrics, args.test)
+    report["params"] = params
+    if args.format == "json":
+        print(orjson.dumps(report).decode())
+    else:
+        print(_render(report))
+    return 0
+
+
+def _render(report: dict[str, Any]) -> str:
+    engines, base = report["engines"], report["baseline"]
+    headers = ["collection", "metric", *engines]
+    for e in engines[1:]:
+        headers += [f"{e}-{base}", "p"]
+    rows: list[list[object]] = []
+    for name, entry in [*report["collections"].items(), ("mean", None)]:
+        for metric in report["metrics"]:
+            if entry is None:  # the mean over collections: no test across collections
+                mean = report["mean"]
+                rows.append([name, metric, *(f"{mean[e][metric]:.4f}" for e in engines),
+                             *(x for e in engines[1:] for x in
+                               (f"{mean[e][metric] - mean[base][metric]:+.4f}", ""))])
+                continue
+            row: list[object] = [name, metric, *(f"{entry[e][metric]:.4f}" for e in engines)]
+            for e in engines[1:]:
+                row += [f"{entry[e][metric + ':delta']:+.4f}", f"{entry[e][metric + ':p']:.3g}"]
+            rows.append(row)
+    return table(headers, rows) + f"\np: paired {report['test']} against {base}, per query"
+
+
+def _single(args: argparse.Namespace, settings: Settings, engine: str,
+            params: dict[str, Any]) -> int:
+    collection = load_collection(args.datasets[0], max_docs=settings.max_corpus_docs)
+    retriever = Retriever(collection.documents, engine, **params)
     only = read_split(args.queries_split) if args.queries_split else None
     result = run_collection(collection, retriever, budget=args.budget, seed=settings.default_seed,
                             decompose=not args.no_decompose, only=only)
     if args.run_out:
-        write_trec_run(args.run_out, result.rankings, f"rookhaven-{provider}")
+        write_trec_run(args.run_out, result.rankings, f"rookhaven-{_tag(args, engine)}")
     report = result.report()
     if args.format == "json":
         print(orjson.dumps(report).decode())
@@ -53,3 +158,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{name:<14}{report[name]:.4f}")
         print(f"{'empty_queries':<14}{report['empty_queries']}")
     return 0
+
+
+def _tag(args: argparse.Namespace, engine: str) -> str:
+    """The run tag: what the user named (``bm25`` for ``--provider bm25``), else the engine."""
+    return args.engines[0] if args.engines else engine

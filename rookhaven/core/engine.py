@@ -54,6 +54,11 @@ class Retriever:
         self.config_digest = self.identity.config_digest
         self._engine_data = self.engine.model_dump()
         self._top = self.index if isinstance(self.index, TopKIndex) else None
+        # Engines with query expansion (bm25@3) may rank subqueries unexpanded and explain
+        # each expansion in the audit; for the others both stay as they were.
+        sub = getattr(self.index, "subquery_index", None)
+        self._parts: ScoringIndex = sub() if sub is not None else self.index
+        self._explain = getattr(self.index, "explain", None)
 
     @staticmethod
     def _order(units_by_ord: dict[int, int], keys: TieKeys, known: Picks | None) -> list[int]:
@@ -85,22 +90,30 @@ class Retriever:
                                     mulberry32(streams.allocation))
 
         scores = _ScoreCache(self.index, self._top)
+        whole_terms = tuple(analyzer.terms(request.query))
+        unexpanded = scores if self._parts is self.index else _ScoreCache(
+            self._parts, self._parts if isinstance(self._parts, TopKIndex) else None)
         best: dict[int, int] = {}
         # Each document's subqueries, ascending (parts are taken in order); tuples, which
         # pydantic reads into the hit's list like any sequence.
         sources: dict[int, tuple[int, ...]] = {}
         subqueries: list[dict[str, Any]] = []
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
-            ords, units = scores.top(part.terms, budget)
+            # Under whole-query scope a subquery is expanded only if it is the whole query.
+            expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
+            ords, units = (scores if expanded else unexpanded).top(part.terms, budget)
             picks = top_k(ords, units, budget, keys)
             for ordinal, score in zip(*picks, strict=True):  # scores are positive
                 if score > best.get(ordinal, 0):
                     best[ordinal] = score
                 sources[ordinal] = (*sources.get(ordinal, ()), index)
-            subqueries.append({
+            subquery = {
                 "text": part.text, "terms": list(part.distinct), "weight": part.weight,
                 "budget": budget, "contributed": self._contributions(picks),
-            })
+            }
+            if self._explain is not None and expanded:
+                self._explained(subquery, part.terms)
+            subqueries.append(subquery)
 
         order: list[int] = []
         shown: dict[int, int] = {}
@@ -110,7 +123,6 @@ class Retriever:
             # instead of sorting again: without it syn100k q3@100 answered 16% and q8 10%
             # fewer requests/s (Retriever.result_data, old and new in one run).
             alone = picks if len(parts.parts) == 1 else None
-            whole_terms = tuple(analyzer.terms(request.query))
             order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
                                                  alone)
         hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
@@ -126,7 +138,19 @@ class Retriever:
             "engine": self._engine_data, "config": self.config,
             "config_digest": self.config_digest,
         }
+        if self._explain is not None and parts.parts:
+            self._explained(audit, whole_terms)
         return {"hits": hits, "audit": audit}
+
+    def _explained(self, record: dict[str, Any], terms: tuple[str, ...]) -> None:
+        """Put into ``record`` the index's account of how ``terms`` were expanded (documents
+        named by id), if it expanded them."""
+        assert self._explain is not None
+        found: dict[str, Any] | None = self._explain(terms)
+        if found is not None:
+            ids = self.corpus.ids
+            record["expansion"] = {**found,
+                                   "feedback_docs": [ids[o] for o in found["feedback_docs"]]}
 
     def _contributions(self, picks: Picks) -> list[dict[str, Any]]:
         ids, scale = self.corpus.ids, self.provider.scale

@@ -19,6 +19,7 @@ from .analyzer import STEMMERS, Analyzer
 from .identity import CORE_VERSION
 from .providers.base import ScoringProvider
 from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
+from .providers.bm25prf import Bm25PrfProvider
 from .providers.tfcosine import TfCosineProvider
 
 ANALYZER_PARAMS = ("stopwords", "stemmer")
@@ -45,6 +46,9 @@ class EngineSpec:
     # parameters); their pins are stated here instead, and their parameters are read
     # back from the recorded config.
     records_pins: bool = True
+    # Released (replayable, selectable by name@version) but not what a bare name means:
+    # a version that has not met the targets to become its provider's default.
+    preview: bool = False
 
     @property
     def ref(self) -> str:
@@ -115,6 +119,7 @@ _READERS: dict[tuple[type[Any], bool], Callable[[Mapping[str, Any]], dict[str, A
     (Bm25Provider, True): _given,
     (TfCosineProvider, False): _tfcosine_v1,
     (TfCosineProvider, True): _given,
+    (Bm25PrfProvider, True): _given,
 }
 
 ENGINES: tuple[EngineSpec, ...] = (
@@ -127,10 +132,16 @@ ENGINES: tuple[EngineSpec, ...] = (
     EngineSpec("bm25", "2", Bm25Provider, default_stemmer="english",
                golden="sha256:7ac16d734b0ffc1f2b6af731da7f905efdb8d7241218c4b286a16626bc5c0299",
                summary="bm25@1's ranking with its pins and parameters in every audit"),
+    EngineSpec("bm25", "3", Bm25PrfProvider, default_stemmer="english",
+               golden="sha256:733f2ca885561a74c529d03339f50cfec5f7f6e12c75d04e68566c9b2fc3f744",
+               preview=True,
+               summary="bm25@2 with BM25+ tf and Bo1 feedback (preview: slower than the "
+                       "speed target)"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
-# The version a bare provider name means: its newest release.
-DEFAULT_VERSIONS: Mapping[str, str] = {spec.name: spec.version for spec in ENGINES}
+# The version a bare provider name means: its newest release that is not a preview.
+DEFAULT_VERSIONS: Mapping[str, str] = {spec.name: spec.version for spec in ENGINES
+                                       if not spec.preview}
 
 
 def engine_spec(ref: str) -> EngineSpec:

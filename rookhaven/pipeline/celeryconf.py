@@ -21,7 +21,8 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from ..config import Settings
-from ..store.connection import check_url
+from ..store import sentinel
+from ..store.connection import check_url, redact
 from ..store.keys import Keys
 
 TASK_JOB = "rookhaven.job"
@@ -57,15 +58,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery settings for ``settings``; pass to ``app.conf.update``."""
     timeout = settings.redis_timeout
     return {
-        "broker_url": check_url(settings.redis_url),
-        "broker_transport_options": {
+        **_broker(check_url(settings.redis_url), {
             "visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.unacked_restore_interval,
             "unacked_restore_throttle": 1,
             "global_keyprefix": Keys(settings.key_prefix).celery,
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
-        },
+        }),
         "broker_connection_retry_on_startup": True,
         "task_serializer": "json",
         "result_serializer": "json",
@@ -123,3 +123,23 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         },
         "beat_schedule_filename": str(beat_file(settings)),
     }
+
+
+def _broker(url: str, transport: dict[str, Any]) -> dict[str, Any]:
+    """broker_url and its transport options (and TLS) for ROOKHAVEN_REDIS_URL: a Sentinel URL
+    becomes kombu's Sentinel transport, asking the same Sentinels for the same primary as
+    the store."""
+    if not sentinel.is_sentinel(url):
+        return {"broker_url": url, "broker_transport_options": transport}
+    where = sentinel.parse(url, redact(url))
+    sockets = {k: v for k, v in transport.items() if k.startswith("socket_")}
+    conf: dict[str, Any] = {
+        "broker_url": where.kombu_url(),
+        "broker_transport_options": {
+            **transport, "master_name": where.service,
+            "sentinel_kwargs": {**sockets, **where.tls_kwargs(), **where.sentinel_login()},
+        },
+    }
+    if where.tls:  # kombu turns TLS on only for a non-empty dict; verify by default
+        conf["broker_use_ssl"] = {"ssl_cert_reqs": "required", **dict(where.tls_options)}
+    return conf

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.identity import result_key
-from ..errors import EngineMismatchError, InputError, IntegrityError
+from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
+from ..store.rounds import Reply
 from .cache import RetrieverCache
 from .celeryconf import SOFT_LIMIT_SHARE
 
@@ -35,35 +36,90 @@ class Executor:
         self._fatal = fatal
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
-        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'."""
+        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'.
+
+        Each job is begun (charged an attempt) right before it is computed, so a worker
+        killed mid-batch costs an attempt only to the job it was computing; the begin of
+        the next job travels with the previous job's result, one round trip per job.
+        With ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas
+        (one WAIT for the whole message); ReplicationError if they are not, and the caller
+        must not acknowledge the message. A job's log line comes after that confirmation.
+        """
         started = self.store.jobs.start(job_ids, worker)
-        outcomes = []
-        for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True):
-            if spec is None:
-                outcomes.append(_logged(job_id, f"skipped:{verdict}", 0.0))
-            else:
-                outcomes.append(self._begin(job_id, spec, worker))
-        return outcomes
-
-    def _begin(self, job_id: str, spec: JobSpec, worker: str) -> str:
-        """Begin and run one job, and log one line saying how it ended and how long it took
-        (also when the soft time limit ends the task)."""
-        began = time.perf_counter()
-        outcome = "interrupted"
+        outcomes = {job_id: (f"skipped:{verdict}", 0.0)
+                    for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True)
+                    if spec is None}
+        runnable = [(job_id, spec) for job_id, (_, _, spec) in zip(job_ids, started,
+                                                                   strict=True)
+                    if spec is not None]
+        begun = self._begin_alone(runnable[0][0] if runnable else None, worker)
+        for at, (job_id, spec) in enumerate(runnable):
+            after = runnable[at + 1][0] if at + 1 < len(runnable) else None
+            began = time.perf_counter()
+            try:
+                outcome, begun = self._step(job_id, spec, begun, after, worker)
+            except BaseException:  # the soft time limit: logged at once, as it ends the task
+                _logged(job_id, "interrupted", time.perf_counter() - began)
+                raise
+            outcomes[job_id] = (outcome, time.perf_counter() - began)
+        timed = [(job_id, *outcomes[job_id]) for job_id in dict.fromkeys(job_ids)]
         try:
-            outcome = self._attempt(job_id, spec, worker)
-        finally:
-            _logged(job_id, outcome, time.perf_counter() - began)
-        return outcome
+            self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")
+        except StoreUnavailableError:  # replicas short, or the primary gone meanwhile
+            for job_id, outcome, seconds in timed:
+                _logged(job_id, f"{outcome}:unconfirmed", seconds)
+            raise
+        return [_logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
 
-    def _attempt(self, job_id: str, spec: JobSpec, worker: str) -> str:
-        verdict, attempt = self.store.jobs.begin(job_id, worker, self.settings.job_max_attempts)
+    def _begin_alone(self, job_id: str | None, worker: str) -> Reply[tuple[str, int]] | None:
+        """Begin ``job_id`` in a round trip of its own (None: nothing to begin)."""
+        if job_id is None:
+            return None
+        round_ = self.store.round()
+        reply = self.store.jobs.queue_begin(round_, job_id, worker,
+                                            self.settings.job_max_attempts)
+        round_.send(f"beginning job {job_id}")
+        return reply
+
+    def _step(self, job_id: str, spec: JobSpec, begun: Reply[tuple[str, int]] | None,
+              after: str | None, worker: str) -> tuple[str, Reply[tuple[str, int]] | None]:
+        """Run one begun job; how it ended, and the begin of ``after`` (sent)."""
+        assert begun is not None  # every runnable job is begun before its step
+        verdict, attempt = begun.get()
         if verdict == "failed":
             log.error("job %s failed: its attempts are spent", job_id, extra={"job": job_id})
-            return "failed"
+            return "failed", self._begin_alone(after, worker)
         if verdict != "run":
-            return f"skipped:{verdict}"
-        return self._run_one(job_id, attempt, spec)
+            return f"skipped:{verdict}", self._begin_alone(after, worker)
+        try:
+            result, audit = self.compute(spec)
+            round_ = self.store.round()
+            stored = self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
+                                                  result, audit)
+            following = None if after is None else self.store.jobs.queue_begin(
+                round_, after, worker, self.settings.job_max_attempts)
+            round_.send(f"storing result {spec.key}")
+        except (InputError, EngineMismatchError) as exc:
+            self._fail(job_id, exc, permanent=True)
+            return "failed", self._begin_alone(after, worker)
+        except self._fatal as exc:  # the soft time limit: say which limit, and where it is set
+            limit = self.settings.task_time_limit
+            self._fail(job_id, exc, permanent=False, detail=(
+                f"ran past the soft time limit of {limit * SOFT_LIMIT_SHARE:g} s "
+                f"({SOFT_LIMIT_SHARE:.0%} of ROOKHAVEN_TASK_TIME_LIMIT={limit:g} s); raise "
+                "ROOKHAVEN_TASK_TIME_LIMIT (and ROOKHAVEN_VISIBILITY_TIMEOUT above it) or "
+                "shrink the corpus or ROOKHAVEN_BATCH_SIZE"))
+            raise
+        except Exception as exc:  # anything else may pass on another attempt
+            log.exception("job %s attempt %d failed", job_id, attempt,
+                          extra={"job": job_id, "attempt": attempt})
+            verdict = self._fail(job_id, exc, permanent=False)
+            return ("retry" if verdict == "queued" else "failed"), self._begin_alone(after, worker)
+        try:
+            stored.get()
+        except IntegrityError:
+            return "failed", following  # logged, recorded and the job closed by the store
+        return "done", following
 
     def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key."""
@@ -81,29 +137,6 @@ class Executor:
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
         result = retriever.result_data(spec.request)
         return canonical_bytes(result), canonical_bytes(result["audit"])
-
-    def _run_one(self, job_id: str, attempt: int, spec: JobSpec) -> str:
-        try:
-            result, audit = self.compute(spec)
-            self.store.results.put(spec.key, spec.corpus_digest, result, audit)
-        except IntegrityError:
-            return "failed"  # logged, recorded and the job closed by the store
-        except (InputError, EngineMismatchError) as exc:
-            self._fail(job_id, exc, permanent=True)
-            return "failed"
-        except self._fatal as exc:  # the soft time limit: say which limit, and where it is set
-            limit = self.settings.task_time_limit
-            self._fail(job_id, exc, permanent=False, detail=(
-                f"ran past the soft time limit of {limit * SOFT_LIMIT_SHARE:g} s "
-                f"({SOFT_LIMIT_SHARE:.0%} of ROOKHAVEN_TASK_TIME_LIMIT={limit:g} s); raise "
-                "ROOKHAVEN_TASK_TIME_LIMIT (and ROOKHAVEN_VISIBILITY_TIMEOUT above it) or "
-                "shrink the corpus or ROOKHAVEN_BATCH_SIZE"))
-            raise
-        except Exception as exc:  # anything else may pass on another attempt
-            log.exception("job %s attempt %d failed", job_id, attempt,
-                          extra={"job": job_id, "attempt": attempt})
-            return "retry" if self._fail(job_id, exc, permanent=False) == "queued" else "failed"
-        return "done"
 
     def _fail(self, job_id: str, exc: BaseException, *, permanent: bool,
               detail: str | None = None) -> str:

@@ -75,7 +75,9 @@ class Pipeline:
                    name: str | None = None) -> CorpusEntry:
         """Store a corpus (immutably, by digest) and register it under ``name``."""
         corpus = documents if isinstance(documents, Corpus) else Corpus(documents)
-        return self.store.corpora.put(corpus, name)
+        entry = self.store.corpora.put(corpus, name)
+        self.store.replication.confirm(f"storing corpus {entry.digest}")
+        return entry
 
     def spec(self, request: RetrievalRequest, corpus_digest: str, provider: str | None = None,
              params: dict[str, Any] | None = None) -> JobSpec:
@@ -100,6 +102,8 @@ class Pipeline:
         digest = self.store.corpora.resolve(corpus)
         specs = [self.spec(r, digest, provider, params) for r in requests]
         verdicts = self.store.jobs.create_many(specs)
+        # A submission is answered only once the job records would survive a failover.
+        self.store.replication.confirm(f"recording {len(specs)} job(s)")
         new = list(dict.fromkeys(s.key for s, v in zip(specs, verdicts, strict=True)
                                  if v == "new"))
         self.dispatcher.send(new, self.settings.batch_size)

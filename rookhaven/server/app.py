@@ -1,27 +1,55 @@
 """``build_server``: the Rookhaven MCP server, with its backend opened in a lifespan.
 
 Touches no transport: the CLI runs it over stdio or HTTP, tests connect the SDK's
-in-memory client to it.
+in-memory client to it. It advertises what it serves and nothing else: tools, resources
+and logging, no prompts.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, SetLevelRequestParams
 
 from .. import __version__
 from ..config import Settings
+from . import resources
+from .arguments import StrictTool
 from .backend import open_backend
+from .notify import set_level
 from .ports import Backend
-from .tools import TOOLS, State
+from .runs import RunBoard
+from .runtools import RUN_TOOLS
+from .tools import RETRIEVAL, TOOLS, State, limits
 
 INSTRUCTIONS = (
     "Seeded, auditable, reproducible retrieval. `retrieve` ranks a corpus and returns the "
-    "result with its audit; the same arguments always give the same bytes. For batches, "
-    "`submit_retrieval` then `get_job` / `get_result`; `verify_result` replays a stored result."
+    "result (hits and audit) with its result key; the same arguments always give the same "
+    "bytes. For batches, `submit_retrieval` then `get_job` / `get_result`; `verify_result` "
+    "replays one stored result, and `start_verification` / `start_rerank` start the "
+    "auditors' runs, followed with `get_run`. Results, audits and corpora are also "
+    "resources (rookhaven://results/{key}, rookhaven://audits/{key}, "
+    "rookhaven://corpora/{ref})."
 )
+
+
+class RookhavenServer(MCPServer[State]):
+    """The SDK's server with an unknown tool answered as the spec names it: JSON-RPC error
+    -32602, not a tool result."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[State, Any] | None = None,
+                        ) -> CallToolResult | InputRequiredResult:
+        if self._tool_manager.get_tool(name) is None:
+            known = ", ".join(t.name for t in self._tool_manager.list_tools())
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; this server's tools are "
+                                           f"{known}")
+        return await super().call_tool(name, arguments, context)
 
 
 def build_server(settings: Settings, backend: Backend | None = None) -> MCPServer[State]:
@@ -32,19 +60,26 @@ def build_server(settings: Settings, backend: Backend | None = None) -> MCPServe
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[State]) -> AsyncIterator[State]:
-        if backend is not None:
-            yield State(settings, backend)
-            return
-        opened = open_backend(settings)
+        opened = backend if backend is not None else open_backend(settings)
         try:
-            yield State(settings, opened)
+            async with anyio.create_task_group() as tasks:
+                yield State(settings, opened, RunBoard(tasks))
+                tasks.cancel_scope.cancel()  # runs still going end with the server
         finally:
-            opened.close()
+            if backend is None:
+                opened.close()
 
-    server: MCPServer[State] = MCPServer(
+    tools = [StrictTool.strict(fn, limits(settings) if fn in RETRIEVAL else None)
+             for fn in (*TOOLS, *RUN_TOOLS)]
+    server = RookhavenServer(
         "rookhaven", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]
+        tools=list[Any](tools),
     )
-    for tool in TOOLS:
-        server.add_tool(tool)
+    resources.register(server)
+    lowlevel = server._lowlevel_server
+    # No prompts are offered, so none are advertised: prompts/* is then "method not found".
+    for method in ("prompts/list", "prompts/get"):
+        lowlevel._request_handlers.pop(method, None)
+    lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
     return server

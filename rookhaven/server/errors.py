@@ -8,6 +8,10 @@
 - JSON-RPC error channel (protocol misuse): malformed JSON, an unknown method, params that
   are not an object, an unknown tool. The SDK answers those before a tool runs, so no
   Rookhaven error is ever turned into one here.
+- Resource reads have only the JSON-RPC channel: an unknown result, audit, corpus or run is
+  -32602 with the message (SEP-2164's code for "resource not found", which the SDK gives a
+  ResourceNotFoundError), another caller's mistake is -32602 too, and an operational
+  failure is -32603 with the same prefixes as a tool error.
 - Anything else is a bug: it propagates, the SDK logs its traceback on stderr and the caller
   sees only "Error executing tool <name>", never the internals.
 """
@@ -19,9 +23,17 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import anyio.to_thread
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from ..errors import InputError, IntegrityError, RookhavenError, StoreUnavailableError
+from ..errors import (
+    InputError,
+    IntegrityError,
+    NotFoundError,
+    RookhavenError,
+    StoreUnavailableError,
+)
 from ..metrics import MCP_CALLS
 
 T = TypeVar("T")
@@ -38,15 +50,30 @@ def tool_error(exc: RookhavenError) -> ToolError:
     return ToolError(f"failed: {exc}")
 
 
-async def off_loop(fn: Callable[..., T], *args: object) -> T:
+def resource_error(exc: RookhavenError) -> Exception:
+    """The JSON-RPC error a resource read answers with for ``exc``."""
+    if isinstance(exc, NotFoundError):
+        return ResourceNotFoundError(str(exc))
+    if isinstance(exc, InputError):
+        return MCPError(INVALID_PARAMS, str(exc))
+    return MCPError(INTERNAL_ERROR, str(tool_error(exc)))
+
+
+async def off_loop(fn: Callable[..., T], *args: object,
+                   mapped: Callable[[RookhavenError], Exception] = tool_error) -> T:
     """``fn(*args)`` on a worker thread, so ranking or Redis never stalls the event loop,
-    with Rookhaven errors mapped to tool errors."""
+    with Rookhaven errors mapped by ``mapped`` (to tool errors unless told otherwise).
+
+    A cancelled call is released at once; the thread's work finishes unseen (the core
+    cannot be interrupted, and its result is content-addressed, so nothing is half-done).
+    """
     operation = getattr(fn, "__name__", "call")
     try:
-        value = await anyio.to_thread.run_sync(functools.partial(fn, *args))
+        value = await anyio.to_thread.run_sync(functools.partial(fn, *args),
+                                               abandon_on_cancel=True)
     except RookhavenError as exc:
         MCP_CALLS.labels(operation, _outcome(exc)).inc()
-        raise tool_error(exc) from exc
+        raise mapped(exc) from exc
     MCP_CALLS.labels(operation, "ok").inc()
     return value
 

@@ -16,8 +16,9 @@ from ..core.engines import engine_spec
 from ..core.identity import result_key
 from ..errors import ConfigError, NotFoundError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, VerifyOutput
-from .ports import Retrieval, needs_pipeline
+from ..verification import Selection
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, RunOutput, VerifyOutput
+from .ports import CorpusData, PreparedRun, RerankTarget, Retrieval, needs_pipeline
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -89,6 +90,27 @@ class InlineBackend:
             name=self.name, digest=retriever.corpus.digest, documents=len(retriever.corpus),
             default=True, source=str(self._path),
         )])
+
+    def corpus(self, ref: str) -> CorpusData:
+        """The file's corpus, by its name or digest, as canonical JSON lines."""
+        corpus = self._resolve(ref).corpus
+        return CorpusData(name=self.name, digest=corpus.digest, documents=len(corpus),
+                          lines=b"".join(corpus.canonical_lines()))
+
+    def result_keys(self, offset: int, count: int) -> list[str]:
+        return []  # nothing is stored without the pipeline
+
+    def start_verification(self, selection: Selection) -> PreparedRun:
+        raise needs_pipeline("start_verification")
+
+    def start_rerank(self, target: RerankTarget) -> PreparedRun:
+        raise needs_pipeline("start_rerank")
+
+    def recorded_run(self, run_id: str) -> RunOutput:
+        raise needs_pipeline("get_run")
+
+    def report(self, run_id: str) -> bytes:
+        raise needs_pipeline("a run report")
 
     def submit(self, request: RetrievalRequest, corpus: str | None,
                engine: str | None = None) -> JobOutput:

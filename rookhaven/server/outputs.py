@@ -26,11 +26,11 @@ class RunInfo(BaseModel):
     elapsed_ms: float = Field(description="wall time of the call in this server (ms)")
 
 
-class RetrieveOutput(BaseModel):
-    """The full result with its audit, its content key, and how it was produced."""
+class RetrieveOutput(RetrievalResult):
+    """The result itself (hits and audit, as the reference server returns them), with its
+    content key and how it was produced beside them; only hits and audit are canonical bytes."""
 
     result_key: str = Field(description="content address of the result's canonical bytes")
-    result: RetrievalResult
     metadata: RunInfo
 
 
@@ -60,12 +60,11 @@ class LogProof(BaseModel):
     checkpoint: str = Field(description="the C2SP signed checkpoint note the proof is against")
 
 
-class ResultOutput(BaseModel):
-    """A stored result, read back by its key, with its inclusion proof when the log has a
-    checkpoint covering it."""
+class ResultOutput(RetrievalResult):
+    """A stored result read back by its key, shaped like retrieve's (hits and audit at the top
+    level), with its inclusion proof when the log has a checkpoint covering it."""
 
     result_key: str
-    result: RetrievalResult
     proof: LogProof | None = None
 
 
@@ -107,3 +106,66 @@ class CorporaOutput(BaseModel):
 
     corpora: list[CorpusInfo]
     pipeline: bool = Field(description="true when submit/get/verify tools have a store")
+
+
+RunKind = Literal["verification", "rerank"]
+RunState = Literal["running", "done", "failed"]
+
+
+class Alarm(BaseModel):
+    """One stored result a verification run raised an alarm for (or a whole-store finding)."""
+
+    key: str
+    outcome: str
+    where: str | None = None
+    detail: str = ""
+
+
+class VerificationSummary(BaseModel):
+    """What a verification run found, in counts, with its alarms (at most 100 listed)."""
+
+    checked: int
+    matched: int
+    mismatched: int
+    drift: int
+    missing: int = Field(description="results that could not be replayed")
+    alarms: int
+    sample_seed: str | None = Field(description="the seed the sample was drawn with, if sampled")
+    alarmed: list[Alarm]
+
+
+class RerankOutcome(BaseModel):
+    """What a re-ranking run found: counts and means over its queries."""
+
+    queries: int
+    compared: int
+    failed: int
+    unchanged: int
+    changed: int
+    mean_overlap_at_k: float | None
+    mean_kendall_tau: float | None
+    mean_rbo: float | None
+    documents_gained: int
+    documents_lost: int
+    max_displacement: int
+
+
+class RunOutput(BaseModel):
+    """A verification or re-ranking run: its progress and, once finished, its summary and
+    where its full report is (an MCP resource)."""
+
+    run_id: str
+    kind: RunKind
+    state: RunState
+    done: int = Field(description="results replayed or queries re-ranked so far")
+    total: int | None = Field(default=None, description="how many the run will process, "
+                                                        "once known")
+    mode: Mode | None = Field(default=None, description="pipeline: jobs went to the workers; "
+                                                        "inline: computed in this server")
+    started_at: float | None = Field(default=None, description="Unix time (s)")
+    finished_at: float | None = Field(default=None, description="Unix time (s)")
+    error: str | None = None
+    verification: VerificationSummary | None = None
+    rerank: RerankOutcome | None = None
+    report: str | None = Field(default=None, description="resource URI of the full report, "
+                                                         "once finished")

@@ -10,18 +10,21 @@ stored corpus here and says so in its metadata. Either way the result bytes are 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from itertools import islice
 
 from .. import checkpoints
 from ..config import Settings
-from ..errors import JobFailedError, NotFoundError, RookhavenError
+from ..errors import JobFailedError, NotFoundError, RookhavenError, WaitTimeoutError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..pipeline import Pipeline, RetrieverCache, open_pipeline
 from ..store.records import JobRecord
-from ..verification import Replayer
+from ..verification import Replayer, Selection
+from .auditing import AuditRuns
 from .defaults import LATEST
 from .inline import InlineBackend
-from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, VerifyOutput
-from .ports import Retrieval
+from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, RunOutput, VerifyOutput
+from .ports import CorpusData, PreparedRun, RerankTarget, Retrieval
 
 
 def job_output(record: JobRecord) -> JobOutput:
@@ -29,6 +32,15 @@ def job_output(record: JobRecord) -> JobOutput:
     return JobOutput(job_id=record.id, result_key=record.key, state=record.state,
                      attempts=record.attempts, error=record.error,
                      created_at=record.created, updated_at=record.updated)
+
+
+def _stored(read: Callable[[str], bytes], key: str, what: str) -> bytes:
+    """``read(key)``, with a missing result explained in the MCP tools' own terms."""
+    try:
+        return read(key)
+    except NotFoundError:
+        raise NotFoundError(f"no {what} stored under {key!r}; a job's result appears once "
+                            "get_job says the job is done") from None
 
 
 class PipelineBackend:
@@ -48,6 +60,7 @@ class PipelineBackend:
         self._lock = threading.Lock()
         self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "
                                    "ROOKHAVEN_CORPUS_PATH file in this server")
+        self._audits = AuditRuns(pipeline, settings)
 
     @classmethod
     def open(cls, settings: Settings) -> PipelineBackend:
@@ -93,7 +106,12 @@ class PipelineBackend:
                          engine: str | None) -> Retrieval:
         job = self.pipeline.submit(request, digest, engine)
         if job.state != "done":
-            record = self.pipeline.wait(job.job_id, self.wait)
+            try:
+                record = self.pipeline.wait(job.job_id, self.wait)
+            except WaitTimeoutError:
+                raise WaitTimeoutError(
+                    f"job {job.job_id} is not done after {self.wait:g} s; poll get_job with "
+                    "that id and read it with get_result once it is done") from None
             if record.state == "failed":
                 raise JobFailedError(f"job {record.id} failed after {record.attempts} "
                                      f"attempt(s): {record.error}")
@@ -124,10 +142,10 @@ class PipelineBackend:
         return job_output(self.pipeline.job(job_id))
 
     def result(self, key: str) -> RetrievalResult:
-        return RetrievalResult.model_validate_json(self.pipeline.result(key))
+        return RetrievalResult.model_validate_json(_stored(self.pipeline.result, key, "result"))
 
     def audit(self, key: str) -> Audit:
-        return Audit.model_validate_json(self.pipeline.audit(key))
+        return Audit.model_validate_json(_stored(self.pipeline.audit, key, "audit"))
 
     def proof(self, key: str) -> LogProof | None:
         """The result's inclusion proof against the latest checkpoint; None while no
@@ -168,6 +186,36 @@ class PipelineBackend:
                 file = CorpusInfo(name=self._file.name, source=str(self.settings.corpus_path))
             listed.append(file.model_copy(update={"default": True}))
         return CorporaOutput(corpora=listed, pipeline=True)
+
+    def corpus(self, ref: str) -> CorpusData:
+        """A stored corpus (or the ROOKHAVEN_CORPUS_PATH file) as canonical JSON lines."""
+        try:
+            digest = self.store.corpora.resolve(ref)
+        except NotFoundError:
+            if self._from_file(ref):
+                return self._file.corpus(ref)
+            raise
+        names = [f"{e.name}@{e.version}" for e in self.store.corpora.entries()
+                 if e.digest == digest and e.name]
+        corpus = self.store.corpora.load(digest)
+        return CorpusData(name=names[-1] if names else digest, digest=digest,
+                          documents=len(corpus), lines=b"".join(corpus.canonical_lines()))
+
+    def result_keys(self, offset: int, count: int) -> list[str]:
+        """Stored result keys, oldest first, from ``offset``."""
+        return [key for key, _ in islice(self.store.audits.scan(), offset, offset + count)]
+
+    def start_verification(self, selection: Selection) -> PreparedRun:
+        return self._audits.verification(selection)
+
+    def start_rerank(self, target: RerankTarget) -> PreparedRun:
+        return self._audits.rerank(target, self.workers_alive())
+
+    def recorded_run(self, run_id: str) -> RunOutput:
+        return self._audits.recorded(run_id)
+
+    def report(self, run_id: str) -> bytes:
+        return self._audits.report(run_id)
 
     def close(self) -> None:
         self._file.close()

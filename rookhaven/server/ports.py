@@ -5,12 +5,18 @@ Backend methods are synchronous and may block; the tools run them on worker thre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import datetime
+from typing import Any, Protocol
 
 from ..errors import ConfigError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from .outputs import CorporaOutput, JobOutput, LogProof, Mode, VerifyOutput
+from ..verification import Selection
+from .outputs import CorporaOutput, JobOutput, LogProof, Mode, RunKind, RunOutput, VerifyOutput
+
+# Called by a run's work as it goes: (done, total).
+Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,40 @@ class Retrieval:
     mode: Mode
     reason: str
     corpus: str
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run that has been checked and given its id; ``work`` does it (blocking) and returns
+    the finished run."""
+
+    run_id: str
+    kind: RunKind
+    mode: Mode
+    work: Callable[[Progress], RunOutput]
+
+
+@dataclass(frozen=True)
+class RerankTarget:
+    """Which historical queries to re-rank, and against what."""
+
+    corpus: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int | None = None
+    to_corpus: str | None = None
+    to_engine: str | None = None
+    params: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CorpusData:
+    """A corpus's description and its documents as canonical JSON lines."""
+
+    name: str
+    digest: str
+    documents: int
+    lines: bytes
 
 
 class Backend(Protocol):
@@ -37,6 +77,12 @@ class Backend(Protocol):
     def proof(self, key: str) -> LogProof | None: ...
     def verify(self, key: str) -> VerifyOutput: ...
     def corpora(self) -> CorporaOutput: ...
+    def corpus(self, ref: str) -> CorpusData: ...
+    def result_keys(self, offset: int, count: int) -> list[str]: ...
+    def start_verification(self, selection: Selection) -> PreparedRun: ...
+    def start_rerank(self, target: RerankTarget) -> PreparedRun: ...
+    def recorded_run(self, run_id: str) -> RunOutput: ...
+    def report(self, run_id: str) -> bytes: ...
     def close(self) -> None: ...
 
 
@@ -45,5 +91,6 @@ def needs_pipeline(tool: str) -> ConfigError:
     return ConfigError(
         f"{tool} needs the job pipeline, which is not configured: set ROOKHAVEN_REDIS_URL "
         "and start workers (celery -A workers worker). Without it this server answers "
-        "only retrieve and list_corpora, inline over ROOKHAVEN_CORPUS_PATH"
+        "only retrieve and list_corpora, inline over ROOKHAVEN_CORPUS_PATH, and its corpus "
+        "resource"
     )

@@ -18,6 +18,7 @@ from ..core.identity import RESULT_KEY_PATTERN
 from ..errors import InvalidRequestError
 from ..models import RetrievalRequest
 from .errors import off_loop, tool_error
+from .notify import tell
 from .outputs import (
     AuditOutput,
     CorporaOutput,
@@ -28,14 +29,16 @@ from .outputs import (
     VerifyOutput,
 )
 from .ports import Backend
+from .runs import RunBoard
 
 
 @dataclass(frozen=True)
 class State:
-    """What the lifespan opens for every call: settings and the backend."""
+    """What the lifespan opens for every call: settings, the backend, the run board."""
 
     settings: Settings
     backend: Backend
+    runs: RunBoard
 
 
 def state_of(ctx: Context) -> State:
@@ -51,8 +54,11 @@ def _not_bool(value: Any) -> Any:
 
 
 Query = Annotated[str, Field(min_length=1, description="the query text")]
-RecallBudget = Annotated[int | None, BeforeValidator(_not_bool), Field(
-    ge=1, description="documents to return in all (default: ROOKHAVEN_DEFAULT_RECALL)")]
+# The bound sits on the integer branch, so the schema says "minimum" where a strict validator
+# reads it (a bound on the optional as a whole came out as pydantic's raw "ge").
+RecallBudget = Annotated[Annotated[int, Field(ge=1)] | None, BeforeValidator(_not_bool), Field(
+    description="documents to return in all (default: ROOKHAVEN_DEFAULT_RECALL; at most "
+                "ROOKHAVEN_MAX_RECALL)")]
 Seed = Annotated[str | None, Field(description="seed for every tie-break "
                                                "(default: ROOKHAVEN_DEFAULT_SEED)")]
 CorpusRef = Annotated[str | None, Field(description="corpus name or digest (default: the "
@@ -78,28 +84,42 @@ def build_request(settings: Settings, query: str, recall_budget: int | None, see
         raise tool_error(exc) from None
 
 
+def limits(settings: Settings) -> dict[str, tuple[str, str, int]]:
+    """The Settings limits the retrieval tools' schemas advertise (property -> type,
+    keyword, value); Settings.request enforces the same numbers with its own messages."""
+    return {"query": ("string", "maxLength", settings.max_query_len),
+            "recallBudget": ("integer", "maximum", settings.max_recall),
+            "seed": ("string", "maxLength", settings.max_seed_len)}
+
+
 async def retrieve(
-    state: InjectedState, query: Query, recallBudget: RecallBudget = None,
+    state: InjectedState, ctx: Context, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
     engine: EngineRef = None,
 ) -> RetrieveOutput:
-    """Rank a corpus for a query and return the full result with its audit record.
+    """Rank a corpus for a query and return the result: its hits and audit record, with
+    ``result_key`` and ``metadata`` beside them.
 
     Runs through the job pipeline when workers are available, inline otherwise;
     ``metadata.mode`` says which. The same arguments over the same corpus always give
-    the same result bytes, under the same ``result_key``.
+    the same hits and audit, under the same ``result_key``.
     """
     started = time.perf_counter()
     request = build_request(state.settings, query, recallBudget, seed, decompose)
+    await ctx.report_progress(0, 1, "ranking")
     done = await off_loop(state.backend.retrieve, request, corpus, engine)
-    return RetrieveOutput(result_key=done.result_key, result=done.result, metadata=RunInfo(
-        mode=done.mode, reason=done.reason, corpus=done.corpus,
-        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-    ))
+    await ctx.report_progress(1, 1, f"ranked ({done.mode})")
+    if done.mode == "pipeline":
+        await tell(ctx.request_context.session, "debug", {
+            "event": "job answered", "result_key": done.result_key, "reason": done.reason})
+    return RetrieveOutput(
+        hits=done.result.hits, audit=done.result.audit, result_key=done.result_key,
+        metadata=RunInfo(mode=done.mode, reason=done.reason, corpus=done.corpus,
+                         elapsed_ms=round((time.perf_counter() - started) * 1000, 3)))
 
 
 async def submit_retrieval(
-    state: InjectedState, query: Query, recallBudget: RecallBudget = None,
+    state: InjectedState, ctx: Context, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
     engine: EngineRef = None,
 ) -> JobOutput:
@@ -109,7 +129,10 @@ async def submit_retrieval(
     done. A request whose result is already stored is answered as done without queueing.
     """
     request = build_request(state.settings, query, recallBudget, seed, decompose)
-    return await off_loop(state.backend.submit, request, corpus, engine)
+    job = await off_loop(state.backend.submit, request, corpus, engine)
+    await tell(ctx.request_context.session, "info", {
+        "event": "job submitted", "job_id": job.job_id, "state": job.state})
+    return job
 
 
 async def get_job(state: InjectedState,
@@ -119,10 +142,10 @@ async def get_job(state: InjectedState,
 
 
 async def get_result(state: InjectedState, resultKey: Key) -> ResultOutput:
-    """A stored result (hits and audit) by its result key, with the transparency log's
-    inclusion proof for it against the latest signed checkpoint."""
+    """A stored result by its result key, shaped like retrieve's (hits and audit), with the
+    transparency log's inclusion proof for it against the latest signed checkpoint."""
     result = await off_loop(state.backend.result, resultKey)
-    return ResultOutput(result_key=resultKey, result=result,
+    return ResultOutput(hits=result.hits, audit=result.audit, result_key=resultKey,
                         proof=await off_loop(state.backend.proof, resultKey))
 
 
@@ -145,4 +168,5 @@ async def list_corpora(state: InjectedState) -> CorporaOutput:
     return await off_loop(state.backend.corpora)
 
 
+RETRIEVAL = (retrieve, submit_retrieval)
 TOOLS = (retrieve, submit_retrieval, get_job, get_result, get_audit, verify_result, list_corpora)

@@ -2,31 +2,34 @@
 
 Accepted URLs are redis-py's: ``redis://[user[:password]@]host[:port][/db]``, ``rediss://``
 (TLS; certificate options as query parameters such as ``ssl_cert_reqs=required``) and
-``unix:///path/redis.sock?db=N``. A password never appears in an error or a log line.
+``unix:///path/redis.sock?db=N``, and ``sentinel://`` / ``sentinels://`` for a primary found
+through Redis Sentinel (see ``sentinel.py``). A password never appears in an error or a log
+line.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import urlsplit
 
 import redis
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
+from . import sentinel
 
-SCHEMES = ("redis", "rediss", "unix")
+SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES)
+# The password of a URL's user part, and any password option in its query.
+_SECRETS = (re.compile(r"(?<=://)([^/@?#]*?):[^/@?#]*@"), re.compile(r"(password=)[^&#]*"))
 
 
 def redact(url: str) -> str:
     """``url`` with any password replaced by ``***``, safe to print."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    user_part, query_part = _SECRETS
+    return query_part.sub(r"\1***", user_part.sub(r"\1:***@", url, count=1))
 
 
 def check_url(url: str | None) -> str:
@@ -38,17 +41,20 @@ def check_url(url: str | None) -> str:
     if scheme not in SCHEMES:
         raise ConfigError(f"ROOKHAVEN_REDIS_URL {redact(url)!r} has scheme {scheme!r}; "
                           f"use one of: {', '.join(s + '://' for s in SCHEMES)}")
+    if sentinel.is_sentinel(url):
+        sentinel.parse(url, redact(url))
     return url
 
 
 def connect(url: str | None, timeout: float = 5.0) -> redis.Redis:
     """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command."""
     checked = check_url(url)
+    options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
     try:
-        return redis.Redis.from_url(
-            checked, socket_connect_timeout=timeout, socket_timeout=timeout,
-            health_check_interval=30, decode_responses=False,
-        )
+        if sentinel.is_sentinel(checked):
+            return _primary(sentinel.parse(checked, redact(checked)), options)
+        return redis.Redis.from_url(checked, health_check_interval=30, decode_responses=False,
+                                    **options)
     except ValueError as exc:
         raise ConfigError(f"ROOKHAVEN_REDIS_URL {redact(checked)!r} is not usable: {exc}") from None
 
@@ -66,9 +72,30 @@ def translated(client: redis.Redis, doing: str) -> Iterator[None]:
         ) from exc
 
 
+def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
+    """A client of the service's primary: every new connection asks the Sentinels where the
+    primary is, so after a failover the client follows without a restart."""
+    tls = url.tls_kwargs()
+    manager = Sentinel(list(url.sentinels),  # type: ignore[no-untyped-call]
+                       sentinel_kwargs={**options, **tls, **url.sentinel_login()},
+                       **options, **tls)
+    client: redis.Redis = manager.master_for(  # type: ignore[no-untyped-call]
+        url.service, redis_class=redis.Redis, db=url.db, health_check_interval=30,
+        decode_responses=False, **url.data_login())
+    return client
+
+
 def describe(client: redis.Redis) -> str:
-    """host:port/db (or the socket path) of ``client``, without credentials."""
-    kwargs = client.connection_pool.connection_kwargs
+    """host:port/db (or the socket path, or the Sentinel service) of ``client``, without
+    credentials."""
+    pool = client.connection_pool
+    if isinstance(pool, SentinelConnectionPool):
+        nodes = (each.connection_pool.connection_kwargs
+                 for each in pool.sentinel_manager.sentinels)
+        hosts = ",".join(f"{kw.get('host', '?')}:{kw.get('port', '?')}" for kw in nodes)
+        return (f"the primary of Sentinel service {pool.service_name!r} "
+                f"(db {pool.connection_kwargs.get('db', 0)}) via {hosts}")
+    kwargs = pool.connection_kwargs
     if "path" in kwargs:
         return f"unix:{kwargs['path']}"
     return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"

@@ -7,6 +7,7 @@ twice finds the same job, and a redelivered message finds the job already done.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from ..models import RetrievalRequest
 from .connection import translated
 from .context import StoreContext, text
 from .records import JobRecord, JobSpec
+from .rounds import Reply, Round
 
 _PAGE = 1000
 
@@ -54,19 +56,18 @@ class JobStore:
         return text(reply)
 
     def create_many(self, specs: Iterable[JobSpec]) -> list[str]:
-        """``create`` for each spec, pipelined (one round trip per call, not per job)."""
+        """``create`` for each spec, in one round trip."""
         ctx = self._ctx
         specs = list(specs)
         now = ctx.now()
-        with translated(ctx.client, f"recording {len(specs)} jobs"):
-            pipe = ctx.client.pipeline(transaction=False)
-            for spec in specs:
-                ctx.create(keys=ctx.job_keys(spec.key, spec.key), client=pipe, args=[
-                    *ctx.job_args(now, spec.key),
-                    canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
-                    canonical_bytes(spec.params), spec.key,
-                ])
-            return [text(reply) for reply in pipe.execute()]
+        round_ = Round(ctx)
+        replies = [round_.call(ctx.create, ctx.job_keys(spec.key, spec.key), [
+            *ctx.job_args(now, spec.key),
+            canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
+            canonical_bytes(spec.params), spec.key,
+        ], text) for spec in specs]
+        round_.send(f"recording {len(specs)} jobs")
+        return [reply.get() for reply in replies]
 
     def start(self, job_ids: Sequence[str], worker: str) -> list[tuple[str, int, JobSpec | None]]:
         """Claim jobs for ``worker``, pipelined. Per job: ('run', attempts so far, spec) to
@@ -77,14 +78,13 @@ class JobStore:
         an attempt."""
         ctx = self._ctx
         now = ctx.now()
-        with translated(ctx.client, f"starting {len(job_ids)} job(s)"):
-            pipe = ctx.client.pipeline(transaction=False)
-            for job_id in job_ids:
-                ctx.start(keys=ctx.job_keys(job_id, job_id), client=pipe,
-                          args=[*ctx.job_args(now, job_id), worker])
-            replies = pipe.execute()
-        return [self._started(job_id, reply) for job_id, reply in zip(job_ids, replies,
-                                                                      strict=True)]
+        round_ = Round(ctx)
+        replies = [round_.call(ctx.start, ctx.job_keys(job_id, job_id),
+                               [*ctx.job_args(now, job_id), worker],
+                               functools.partial(self._started, job_id))
+                   for job_id in job_ids]
+        round_.send(f"starting {len(job_ids)} job(s)")
+        return [reply.get() for reply in replies]
 
     @staticmethod
     def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
@@ -100,12 +100,17 @@ class JobStore:
         """Charge ``job_id`` an attempt as ``worker`` starts computing it: ('run', attempt),
         ('failed', 0) when its attempts are spent, or (state, 0) if it is no longer this
         worker's to run (swept, finished elsewhere)."""
+        round_ = Round(self._ctx)
+        reply = self.queue_begin(round_, job_id, worker, max_attempts)
+        round_.send(f"beginning job {job_id}")
+        return reply.get()
+
+    def queue_begin(self, round_: Round, job_id: str, worker: str,
+                    max_attempts: int) -> Reply[tuple[str, int]]:
+        """``begin``, queued on ``round_`` (sent with whatever else it carries)."""
         ctx = self._ctx
-        with translated(ctx.client, f"beginning job {job_id}"):
-            reply = ctx.begin(keys=ctx.job_keys(job_id, job_id),
-                              args=[*ctx.job_args(ctx.now(), job_id), worker, max_attempts])
-        verdict = text(reply[0])
-        return verdict, int(text(reply[1])) if verdict == "run" else 0
+        return round_.call(ctx.begin, ctx.job_keys(job_id, job_id),
+                           [*ctx.job_args(ctx.now(), job_id), worker, max_attempts], _begun)
 
     def lost(self, page: int = 1000) -> Iterator[list[str]]:
         """Pages of done jobs whose result is gone, found by a scan of every job record
@@ -228,3 +233,7 @@ class JobStore:
                     out.append(decoded[0] if len(decoded) == 1 else decoded)
         return out
 
+
+def _begun(reply: list[Any]) -> tuple[str, int]:
+    verdict = text(reply[0])
+    return verdict, int(text(reply[1])) if verdict == "run" else 0

@@ -41,6 +41,11 @@ class Keys:
         """Sorted set: digests registered under ``name`` -> when each was registered."""
         return f"{self.prefix}:corpus-name:{name}"
 
+    @property
+    def replication_probe(self) -> str:
+        """Counter: written before each WAIT, so the WAIT covers every earlier write."""
+        return f"{self.prefix}:replication-probe"
+
     def result(self, key: str) -> str:
         """String: canonical bytes of a RetrievalResult, write-once."""
         return f"{self.prefix}:result:{key}"

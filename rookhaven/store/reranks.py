@@ -60,3 +60,15 @@ class RerankLog:
     def set_summary(self, run_id: str, summary: bytes) -> None:
         with translated(self._ctx.client, f"recording summary of {run_id}"):
             self._ctx.client.hset(self._ctx.keys.rerank(run_id), "summary", summary)
+
+    def summary(self, run_id: str) -> bytes | None:
+        """The summary recorded when the run finished, or None while it has none."""
+        with translated(self._ctx.client, f"reading summary of {run_id}"):
+            value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "summary")
+        return None if value is None else bytes(value)
+
+    def total(self, run_id: str) -> int | None:
+        """How many queries the run covers, or None for an unknown run."""
+        with translated(self._ctx.client, f"reading re-ranking run {run_id}"):
+            value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "total")
+        return None if value is None else int(text(value))

@@ -9,8 +9,10 @@ raised; nothing is ever overwritten.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from ..core.leaf import leaf_for
 from ..core.merkle import leaf_hash
@@ -18,6 +20,7 @@ from ..errors import IntegrityError, NotFoundError
 from .connection import translated
 from .context import StoreContext, text
 from .keys import LOG_CHUNK
+from .rounds import Reply, Round
 
 log = logging.getLogger("rookhaven.store")
 
@@ -34,25 +37,22 @@ class ResultStore:
         Returns 'done' (and the job ``key`` moved to done), 'already-done' or 'stored'
         (no job). Raises IntegrityError if either key already holds different bytes.
         """
+        round_ = Round(self._ctx)
+        reply = self.queue_put(round_, key, corpus_digest, result, audit)
+        round_.send(f"storing result {key}")
+        return reply.get()
+
+    def queue_put(self, round_: Round, key: str, corpus_digest: str, result: bytes,
+                  audit: bytes) -> Reply[str]:
+        """``put``, queued on ``round_``; its IntegrityError is raised by ``Reply.get``."""
         ctx, k = self._ctx, self._ctx.keys
         keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time,
                 k.audits_by_corpus(corpus_digest), k.violations, k.log_leaves, k.log_index]
         now = ctx.now()
         leaf = leaf_for(key, result, audit, corpus_digest, now).encode()
-        with translated(ctx.client, f"storing result {key}"):
-            reply = text(ctx.complete(keys=keys, args=[
-                *ctx.job_args(now, key), result, audit, key, leaf, leaf_hash(leaf),
-                k.log_hashes(0, 0)[:-1], LOG_CHUNK]))
-        if reply.startswith("violation:"):
-            what = reply.removeprefix("violation:")
-            log.error("integrity violation: different %s bytes offered under %s", what, key,
-                      extra={"key": key, "what": what, "corpus": corpus_digest})
-            raise IntegrityError(
-                f"different {what} bytes were offered under {key}; the stored bytes were kept. "
-                "The same request, corpus and engine gave another answer: check the engine "
-                "version and run `rookhaven verify --key` on it"
-            )
-        return reply
+        return round_.call(ctx.complete, keys, [
+            *ctx.job_args(now, key), result, audit, key, leaf, leaf_hash(leaf),
+            k.log_hashes(0, 0)[:-1], LOG_CHUNK], functools.partial(_stored, key, corpus_digest))
 
     def exists(self, key: str) -> bool:
         """Whether a result is stored under ``key``."""
@@ -98,3 +98,17 @@ class ResultStore:
             raise NotFoundError(f"no {what} stored under {key!r}; a job's result appears "
                                 "when its state is done (`rookhaven job KEY`)")
         return bytes(value)
+
+
+def _stored(key: str, corpus_digest: str, answer: Any) -> str:
+    reply = text(answer)
+    if reply.startswith("violation:"):
+        what = reply.removeprefix("violation:")
+        log.error("integrity violation: different %s bytes offered under %s", what, key,
+                  extra={"key": key, "what": what, "corpus": corpus_digest})
+        raise IntegrityError(
+            f"different {what} bytes were offered under {key}; the stored bytes were kept. "
+            "The same request, corpus and engine gave another answer: check the engine "
+            "version and run `rookhaven verify --key` on it"
+        )
+    return reply

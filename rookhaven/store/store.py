@@ -17,16 +17,20 @@ from .jobs import JobStore
 from .keys import Keys
 from .ledger import Ledger
 from .log import TransparencyLog
+from .replication import Replication
 from .reranks import RerankLog
 from .results import ResultStore
+from .rounds import Round
 from .verifications import VerificationLog
 
 
 class Store:
-    """Corpora, results, audits, jobs, ledger, heartbeats and verifications in one Redis."""
+    """Corpora, results, audits, jobs, ledger, heartbeats, verifications and the log in one
+    Redis, and the replication check of what was written."""
 
     def __init__(self, client: redis.Redis, prefix: str = "rookhaven", *,
-                 chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time) -> None:
+                 chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time,
+                 min_replicas: int = 0, replica_timeout: float = 2.0) -> None:
         self.client = client
         self.keys = Keys(prefix)
         self._ctx = StoreContext(client=client, keys=self.keys, clock=clock)
@@ -39,12 +43,19 @@ class Store:
         self.verifications = VerificationLog(self._ctx)
         self.reranks = RerankLog(self._ctx)
         self.log = TransparencyLog(self._ctx)
+        self.replication = Replication(self._ctx, min_replicas, replica_timeout)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
         """A store on ROOKHAVEN_REDIS_URL under ROOKHAVEN_KEY_PREFIX (no I/O yet)."""
         client = connect(settings.redis_url, settings.redis_timeout)
-        return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes)
+        return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes,
+                   min_replicas=settings.redis_min_replicas,
+                   replica_timeout=settings.redis_replica_timeout)
+
+    def round(self) -> Round:
+        """An empty Round: job-script calls queued to go out in one round trip."""
+        return Round(self._ctx)
 
     def now(self) -> float:
         """The store's clock (Unix seconds); every stored time comes from it."""

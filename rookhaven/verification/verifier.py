@@ -27,6 +27,11 @@ def _month(stamp: float) -> str:
     return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m")
 
 
+def run_id_at(started: float) -> str:
+    """The id of a verification run started at ``started`` (Unix seconds)."""
+    return f"verify-{datetime.fromtimestamp(started, UTC):%Y%m%dT%H%M%S.%fZ}"
+
+
 class Verifier:
     """Runs verifications against one store with the workers' engine."""
 
@@ -81,9 +86,11 @@ class Verifier:
 
     def run(self, selection: Selection,
             progress: Callable[[int, int], None] | None = None,
-            pinned: PinnedCheckpoint | None = None) -> VerificationRun:
+            pinned: PinnedCheckpoint | None = None,
+            run_id: str | None = None) -> VerificationRun:
         """Check the chosen results (and, with a ``pinned`` checkpoint, the log first),
-        record the run in the store, and return it."""
+        record the run in the store under ``run_id`` (default: one made from the start
+        time, as ``run_id_at`` makes it), and return it."""
         started = self.clock()
         keys, seed = self.choose(selection)
         verdicts: list[Verdict] = check_log(self.store, pinned) if pinned is not None else []
@@ -106,7 +113,7 @@ class Verifier:
         count = {o: sum(v.outcome == o for v in verdicts)
                  for o in ("match", "mismatch", "drift")}
         run = VerificationRun(
-            run_id=f"verify-{datetime.fromtimestamp(started, UTC):%Y%m%dT%H%M%S.%fZ}",
+            run_id=run_id or run_id_at(started),
             started=started, finished=self.clock(), selection=selection, sample_seed=seed,
             keys=keys, checked=len(keys), matched=count["match"],
             mismatched=count["mismatch"], drift=count["drift"],

@@ -8,6 +8,7 @@ rewritten (add a version to rookhaven/core/engines.py instead).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,10 @@ HERE = Path(__file__).resolve().parent
 CORPORA = HERE / "corpora"
 
 # Every case runs under the newest engine too; the first releases keep the cases they had.
-NEWEST = ("bm25@2",)
+NEWEST = ("bm25@3",)
+# Engines that were the newest once keep every case they pinned then, and no new one: their
+# manifests (and so the digests the registry states) never change.
+FORMERLY_NEWEST = ("bm25@2",)
 
 
 @dataclass(frozen=True)
@@ -81,11 +85,20 @@ CASES: tuple[Case, ...] = (
          "uni15", engine="bm25@1"),
     Case("post-14-mixed", "unicode_new.json", "berth\U00011f04 ab\U0001e030cd", 3, "uni15",
          engine="bm25@1"),
+    # bm25@3: feedback documents and expansion terms in the audit, per subquery and whole.
+    Case("prf-three-needs", "port_small.jsonl", "crane faults; reefer power, customs holds", 9,
+         "prf", engine="bm25@3"),
+    Case("prf-one-need", "port_small.jsonl", "tide gauge readings at the pilot station", 6,
+         "prf", engine="bm25@3"),
+    Case("prf-ties", "ties.json", "crane fault and tide window", 8, "prf", engine="bm25@3"),
 )
 
 
 def runs() -> list[tuple[str, Case]]:
     """Every (engine, case) pinned: each case under its own engine and the newest ones."""
     pairs = [(case.engine, case) for case in CASES]
+    for engine in FORMERLY_NEWEST:
+        pinned = set(json.loads(manifest_path(engine).read_text()))
+        pairs += [(engine, case) for case in CASES if case.engine != engine and case.name in pinned]
     pairs += [(engine, case) for engine in NEWEST for case in CASES if case.engine != engine]
     return pairs

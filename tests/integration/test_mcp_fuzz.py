@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from tests.mcp_support import StdioSession, server_env, write_corpus
 
 TOOLS = ["retrieve", "submit_retrieval", "get_job", "get_result", "get_audit",
-         "verify_result", "list_corpora"]
-ARGUMENT_NAMES = ["query", "recallBudget", "seed", "corpus", "decompose", "jobId", "resultKey"]
+         "verify_result", "list_corpora", "start_verification", "start_rerank", "get_run"]
+ARGUMENT_NAMES = ["query", "recallBudget", "seed", "corpus", "decompose", "jobId", "resultKey",
+                  "all", "sample", "keys", "since", "toEngine", "runId", "wait"]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
@@ -95,5 +96,5 @@ def test_after_the_fuzzing_a_valid_call_still_succeeds(session: StdioSession) ->
     answer = session.request("tools/call", {"name": "retrieve", "arguments": {
         "query": "crane faults and tide windows", "recallBudget": 3, "seed": "after-fuzz"}})
     assert answer["result"].get("isError") is not True
-    assert len(answer["result"]["structuredContent"]["result"]["hits"]) == 3
+    assert len(answer["result"]["structuredContent"]["hits"]) == 3
     assert session.proc.poll() is None

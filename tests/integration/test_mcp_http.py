@@ -87,7 +87,7 @@ async def test_loopback_without_a_token_serves_retrieve(open_server: str) -> Non
         result = await client.call_tool("retrieve", {"query": "crane faults", "recallBudget": 2})
     assert not result.is_error
     assert result.structured_content is not None
-    assert len(result.structured_content["result"]["hits"]) == 2
+    assert len(result.structured_content["hits"]) == 2
 
 
 def test_a_public_bind_without_a_token_refuses_to_start(corpus: Path) -> None:

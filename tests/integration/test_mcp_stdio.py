@@ -45,11 +45,11 @@ def test_a_conforming_session_initializes_and_retrieves(session: StdioSession) -
     result = call["result"]
     assert result.get("isError") is not True
     structured = result["structuredContent"]
-    assert [h["rank"] for h in structured["result"]["hits"]] == [1, 2, 3]
+    assert [h["rank"] for h in structured["hits"]] == [1, 2, 3]
     assert structured["metadata"]["mode"] == "inline"
     assert json.loads(result["content"][0]["text"]) == structured
     listed = session.request("tools/list")
-    assert len(listed["result"]["tools"]) == 7
+    assert len(listed["result"]["tools"]) == 10
 
 
 def test_stdout_carries_only_protocol_and_stderr_only_json_log_lines(corpus: Path) -> None:

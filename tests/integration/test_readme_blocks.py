@@ -1,6 +1,7 @@
-"""Every shell block of the README's pipeline, verification, tamper-evidence and MCP
-sections runs as written in a fresh copy of the repository (tests/readme_blocks.py finds
-them; a block added to those sections is run without touching this file).
+"""Every shell block of the README's pipeline, high-availability, verification,
+tamper-evidence and MCP sections runs as written in a fresh copy of the repository
+(tests/readme_blocks.py finds them; a block added to those sections is run without
+touching this file).
 
 The fresh environment, and what stands in for what a reader does:
 

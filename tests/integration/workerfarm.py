@@ -20,6 +20,7 @@ import redis
 from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline, open_pipeline
+from rookhaven.store.connection import connect
 from tests.conftest import ROOT, wait_until
 
 # Short limits so recovery paths run in seconds; the relations the settings check still hold.
@@ -72,7 +73,7 @@ class WorkerFarm:
         self.env = env
         self.logs = logs
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
+        self.client = connect(env["ROOKHAVEN_REDIS_URL"])  # a sentinel:// URL too
         self.prefix = env["ROOKHAVEN_KEY_PREFIX"]
 
     def instances(self) -> set[str]:

@@ -83,7 +83,8 @@ def expected_bytes() -> bytes:
 
 
 def served_bytes(out: dict[str, Any]) -> bytes:
-    return canonical_bytes(RetrievalResult.model_validate(out["result"]))
+    return canonical_bytes(RetrievalResult.model_validate({"hits": out["hits"],
+                                                           "audit": out["audit"]}))
 
 
 async def test_without_a_live_worker_retrieve_ranks_the_stored_corpus_here(
@@ -104,7 +105,7 @@ async def test_with_a_live_worker_retrieve_goes_through_the_pipeline(
     assert served_bytes(first) == expected_bytes()
     again = ok(await client.call_tool("retrieve", QUERY))
     assert again["metadata"]["reason"] == "result already stored"
-    assert again["result"] == first["result"] and again["result_key"] == first["result_key"]
+    assert served_bytes(again) == served_bytes(first) and again["result_key"] == first["result_key"]
 
 
 async def test_inline_and_pipeline_answers_share_key_and_bytes(
@@ -113,7 +114,7 @@ async def test_inline_and_pipeline_answers_share_key_and_bytes(
     store.heartbeats.beat("w1", 60)
     there = ok(await client.call_tool("retrieve", QUERY))
     assert here["metadata"]["mode"] == "inline" and there["metadata"]["mode"] == "pipeline"
-    assert here["result_key"] == there["result_key"] and here["result"] == there["result"]
+    assert here["result_key"] == there["result_key"] and served_bytes(here) == served_bytes(there)
 
 
 async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
@@ -124,7 +125,7 @@ async def test_submit_get_job_result_audit_and_verify(client: Client) -> None:
     stored = ok(await client.call_tool("get_result", {"resultKey": job["result_key"]}))
     assert served_bytes(stored) == expected_bytes()
     audit = ok(await client.call_tool("get_audit", {"resultKey": job["result_key"]}))
-    assert audit["audit"] == stored["result"]["audit"]
+    assert audit["audit"] == stored["audit"]
     verdict = ok(await client.call_tool("verify_result", {"resultKey": job["result_key"]}))
     assert verdict | {"match": True, "outcome": "match", "alarm": False} == verdict
 
@@ -222,7 +223,7 @@ async def test_a_set_corpus_path_wins_over_the_store_latest_corpus(
         out = ok(await c.call_tool("retrieve", {"query": "crane"}))
         assert out["metadata"]["mode"] == "inline"
         assert "ROOKHAVEN_CORPUS_PATH" in out["metadata"]["reason"]
-        assert out["result"]["audit"]["corpus_digest"] == file_entry["digest"]
+        assert out["audit"]["corpus_digest"] == file_entry["digest"]
         refused = error_text(await c.call_tool("submit_retrieval", {"query": "crane"}))
         assert "ROOKHAVEN_CORPUS_PATH" in refused and "rookhaven corpus add" in refused
         # Once its content is stored, the file's digest goes through the pipeline, though
@@ -232,7 +233,7 @@ async def test_a_set_corpus_path_wins_over_the_store_latest_corpus(
         store.heartbeats.beat("w1", 60)
         out = ok(await c.call_tool("retrieve", {"query": "crane"}))
         assert out["metadata"]["mode"] == "pipeline"
-        assert out["result"]["audit"]["corpus_digest"] == file_entry["digest"]
+        assert out["audit"]["corpus_digest"] == file_entry["digest"]
         job = ok(await c.call_tool("submit_retrieval", {"query": "crane tide"}))
         assert job["state"] == "done"
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.anyio
 MISSING = "sha256:" + "0" * 64
 
 ALL_TOOLS = {"retrieve", "submit_retrieval", "get_job", "get_result", "get_audit",
-             "verify_result", "list_corpora"}
+             "verify_result", "list_corpora", "start_verification", "start_rerank", "get_run"}
 
 
 @pytest.fixture
@@ -85,7 +86,7 @@ async def test_retrieve_inline_returns_the_same_bytes_as_the_library(
                                seed="run-1")
     documents = load_documents(corpus, max_docs=100)
     expected = retrieve(request, documents, Settings().engine)
-    served = RetrievalResult.model_validate(out["result"])
+    served = RetrievalResult.model_validate({"hits": out["hits"], "audit": out["audit"]})
     assert canonical_bytes(served) == canonical_bytes(expected)
     retriever = Retriever(documents, Settings().engine)
     assert out["result_key"] == result_key(request, retriever.corpus.digest, retriever.identity)
@@ -96,8 +97,8 @@ async def test_retrieve_takes_an_engine_by_name_at_version_and_refuses_an_unknow
     args = {"query": "crane faults and tide windows", "seed": "e"}
     first = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25@1"}))
     newest = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25"}))
-    assert first["result"]["audit"]["engine"] == {"name": "bm25", "version": "1.1"}
-    assert newest["result"]["audit"]["engine"] == {"name": "bm25", "version": "1.2"}
+    assert first["audit"]["engine"] == {"name": "bm25", "version": "1.1"}
+    assert newest["audit"]["engine"] == {"name": "bm25", "version": "1.2"}
     assert first["result_key"] != newest["result_key"]
     assert "unknown engine 'bm25@7'" in error_text(
         await inline.call_tool("retrieve", {**args, "engine": "bm25@7"}))
@@ -109,12 +110,12 @@ async def test_retrieve_says_it_ran_inline_and_keeps_that_outside_the_result(
     assert out["metadata"]["mode"] == "inline"
     assert "ROOKHAVEN_REDIS_URL" in out["metadata"]["reason"]
     assert out["metadata"]["corpus"] == "port"
-    assert "metadata" not in out["result"] and "mode" not in canonical_bytes(
-        RetrievalResult.model_validate(out["result"])).decode()
+    assert "mode" not in canonical_bytes(RetrievalResult.model_validate(
+        {"hits": out["hits"], "audit": out["audit"]})).decode()
 
 
 async def test_retrieve_uses_the_configured_defaults(inline: Client, settings: Settings) -> None:
-    audit = ok(await inline.call_tool("retrieve", {"query": "berth"}))["result"]["audit"]
+    audit = ok(await inline.call_tool("retrieve", {"query": "berth"}))["audit"]
     assert audit["recall_budget"] == settings.default_recall
     assert audit["seed"] == settings.default_seed
 
@@ -124,13 +125,13 @@ async def test_retrieve_accepts_the_corpus_by_name_or_digest(inline: Client) -> 
     by_name = ok(await inline.call_tool("retrieve", {"query": "tide", "corpus": "port"}))
     by_digest = ok(await inline.call_tool("retrieve", {"query": "tide",
                                                        "corpus": corpora[0]["digest"]}))
-    assert by_name["result"] == by_digest["result"]
+    assert by_name["hits"] == by_digest["hits"] and by_name["audit"] == by_digest["audit"]
 
 
 async def test_retrieve_reads_a_numeric_string_budget_as_a_number(inline: Client) -> None:
     # Some clients send every argument as a string; a whole number in a string is accepted.
     out = ok(await inline.call_tool("retrieve", {"query": "berth", "recallBudget": "2"}))
-    assert out["result"]["audit"]["recall_budget"] == 2
+    assert out["audit"]["recall_budget"] == 2
 
 
 @pytest.mark.parametrize(("arguments", "says"), [
@@ -224,12 +225,12 @@ async def test_submit_then_get_job_result_and_audit(piped: Client) -> None:
     assert state["state"] == "done" and state["result_key"] == job["result_key"]
     stored = ok(await piped.call_tool("get_result", {"resultKey": job["result_key"]}))
     audit = ok(await piped.call_tool("get_audit", {"resultKey": job["result_key"]}))
-    assert stored["result"]["audit"] == audit["audit"]
+    assert stored["audit"] == audit["audit"]
     assert audit["audit"]["query"] == "crane faults" and audit["audit"]["seed"] == "s"
     inline = ok(await piped.call_tool("retrieve", {"query": "crane faults", "recallBudget": 2,
                                                    "seed": "s"}))
     assert inline["result_key"] == job["result_key"]
-    assert inline["result"] == stored["result"]
+    assert inline["hits"] == stored["hits"] and inline["audit"] == stored["audit"]
     assert inline["metadata"]["mode"] == "pipeline"
 
 
@@ -305,5 +306,9 @@ async def test_a_bug_shows_no_internals_and_the_server_keeps_serving(
         ok(await client.call_tool("list_corpora", {}))
 
 
-async def test_an_unknown_tool_is_an_error_result(inline: Client) -> None:
-    assert "Unknown tool" in error_text(await inline.call_tool("rerank", {}))
+async def test_an_unknown_tool_is_the_json_rpc_invalid_params_error(inline: Client) -> None:
+    with pytest.raises(MCPError) as refused:
+        await inline.call_tool("rerank", {})
+    assert refused.value.error.code == -32602
+    assert "Unknown tool: 'rerank'" in refused.value.error.message
+    assert "retrieve" in refused.value.error.message and "Traceback" not in str(refused.value)

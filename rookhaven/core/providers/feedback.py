@@ -1,0 +1,166 @@
+"""Pseudo-relevance feedback in exact integers: RM3 (as Anserini's) and DFR Bo1 term choice.
+
+Given the best documents of a first retrieval, each method picks ``fb_terms`` expansion
+terms with a non-negative integer weight; ``interpolate`` mixes them with the query as
+``w = a * qtf / |q| + (1 - a) * raw / sum(raw)`` and floors once, in ``WEIGHT_BITS`` units.
+Every ordering has an explicit key (weight descending, then term id), so no tie depends on
+a sort's stability; all arithmetic on weights is Python integers.
+
+RM3 follows Anserini's ``Rm3Reranker``: per feedback document, its eligible terms pruned to
+the ``fb_terms`` most frequent, each weighted tf / (the pruned vector's L1 norm) times the
+document's first-pass score; summed over documents, pruned to ``fb_terms``, L1-normalised.
+Bo1 follows Amati's divergence from randomness (as Terrier's Bo1):
+``w = tfx log2((1 + Pn) / Pn) + log2(1 + Pn)``, ``Pn = F / N``, with ``tfx`` the term's
+frequency in the feedback documents and ``F`` in the collection; the logarithms are taken
+with ``decimal`` once per distinct collection frequency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..index import WEIGHT_ONE, InvertedIndex
+
+FEEDBACK = ("none", "rm3", "bo1")
+WEIGHT_BITS = 12  # query-term weights in 1/4096: sums times coverage stay below 2**63
+BO1_BITS = 20  # Bo1 weights are floored to 1/2**20 before any comparison
+MIN_TERM_LEN, MAX_TERM_LEN = 2, 20  # Anserini's bounds on a feedback term's length
+
+_CONTEXT = Context(prec=40)
+
+
+@dataclass(frozen=True)
+class ForwardIndex:
+    """Each document's terms (ascending id) and field-weighted counts (1/16 units)."""
+
+    offsets: npt.NDArray[np.int64]
+    terms: npt.NDArray[np.int32]
+    tfs: npt.NDArray[np.int64]
+
+    def vector(self, ordinal: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        lo, hi = int(self.offsets[ordinal]), int(self.offsets[ordinal + 1])
+        return self.terms[lo:hi], self.tfs[lo:hi]
+
+
+def forward_index(index: InvertedIndex) -> ForwardIndex:
+    """The postings transposed: a stable sort by document keeps term ids ascending."""
+    df = np.diff(index.offsets)
+    terms = np.repeat(np.arange(len(df), dtype=np.int32), df)
+    order = np.argsort(index.docs, kind="stable")
+    offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(index.docs, minlength=index.n_docs), out=offsets[1:])
+    return ForwardIndex(offsets=offsets, terms=terms[order],
+                        tfs=index.tfs[order].astype(np.int64))
+
+
+def eligible_terms(index: InvertedIndex, max_df: int, bits: int) -> npt.NDArray[np.bool_]:
+    """Terms that may be feedback terms: 2 to 20 characters, in at most ``max_df / 2**bits``
+    of the documents (Anserini's 10% rule keeps collection-specific stop words out)."""
+    lengths = np.fromiter((len(t) for t in index.vocabulary), dtype=np.int64,
+                          count=len(index.vocabulary))
+    df = np.diff(index.offsets)
+    rare = (df << bits) <= index.n_docs * max_df
+    return rare & (lengths >= MIN_TERM_LEN) & (lengths <= MAX_TERM_LEN)
+
+
+def collection_frequencies(index: InvertedIndex) -> npt.NDArray[np.int64]:
+    """Each term's field-weighted count over the corpus, in 1/16 units."""
+    if len(index.tfs) == 0:
+        return np.zeros(len(index.vocabulary), dtype=np.int64)
+    return np.add.reduceat(index.tfs.astype(np.int64), index.offsets[:-1])
+
+
+def _log2(value: Decimal) -> float:
+    return float(_CONTEXT.divide(_CONTEXT.ln(value), _CONTEXT.ln(Decimal(2))))
+
+
+def bo1_tables(cf: npt.NDArray[np.int64],
+               n_docs: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """log2((1 + Pn) / Pn) and log2(1 + Pn) per term, Pn = F / N with F in counts (cf / 16)."""
+    values, inverse = np.unique(cf, return_inverse=True)
+    slope, floor = [], []
+    for raw in values.tolist():
+        pn = _CONTEXT.divide(Decimal(max(raw, 1)), Decimal(WEIGHT_ONE * n_docs))
+        slope.append(_log2(_CONTEXT.divide(_CONTEXT.add(Decimal(1), pn), pn)))
+        floor.append(_log2(_CONTEXT.add(Decimal(1), pn)))
+    return (np.asarray(slope, dtype=np.float64)[inverse],
+            np.asarray(floor, dtype=np.float64)[inverse])
+
+
+def _best(weights: dict[int, int], limit: int) -> dict[int, int]:
+    """The ``limit`` heaviest positive entries (ties: the lower term id)."""
+    ranked = sorted((t for t, w in weights.items() if w > 0), key=lambda t: (-weights[t], t))
+    return {t: weights[t] for t in ranked[:limit]}
+
+
+def rm3_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_], docs: Sequence[int],
+                scores: Sequence[int], fb_terms: int) -> dict[int, int]:
+    """Relevance-model weight per term id (in units of 1/2**32 of a score), unnormalised."""
+    raw: dict[int, int] = {}
+    for ordinal, score in zip(docs, scores, strict=True):
+        terms, tfs = forward.vector(ordinal)
+        keep = eligible[terms]
+        terms, tfs = terms[keep], tfs[keep]
+        if len(terms) > fb_terms:
+            top = np.lexsort((terms, -tfs))[:fb_terms]  # most frequent, then lower id
+            terms, tfs = terms[top], tfs[top]
+        norm = int(tfs.sum())
+        if norm == 0:
+            continue
+        for t, tf in zip(terms.tolist(), tfs.tolist(), strict=True):
+            raw[t] = raw.get(t, 0) + ((score * tf) << 32) // norm
+    return _best(raw, fb_terms)
+
+
+def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
+                tables: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+                docs: Sequence[int], fb_terms: int) -> dict[int, int]:
+    """Bo1 weight per term id of the feedback documents, floored to 1/2**BO1_BITS."""
+    parts_t, parts_f = [], []
+    for ordinal in docs:
+        terms, tfs = forward.vector(ordinal)
+        keep = eligible[terms]
+        parts_t.append(terms[keep])
+        parts_f.append(tfs[keep])
+    if not parts_t:
+        return {}
+    terms = np.concatenate(parts_t)
+    if len(terms) == 0:
+        return {}
+    ids, inverse = np.unique(terms, return_inverse=True)
+    tfx = np.bincount(inverse, weights=np.concatenate(parts_f)) / WEIGHT_ONE  # exact sums
+    slope, floor = tables
+    weight = tfx * slope[ids] + floor[ids]
+    units = np.floor(weight * (1 << BO1_BITS)).astype(np.int64)
+    keep = units > 0
+    ids, units = ids[keep], units[keep]
+    top = np.lexsort((ids, -units))[:fb_terms]  # heaviest first, then the lower term id
+    return dict(zip(ids[top].tolist(), units[top].tolist(), strict=True))
+
+
+def interpolate(qtf: dict[int, int], feedback: dict[int, int], original: int) -> dict[int, int]:
+    """Weights (1/2**WEIGHT_BITS) of query keys and feedback terms, mixed with ``original``
+    (also in 1/2**WEIGHT_BITS) for the query; zero weights are dropped.
+
+    ``qtf`` maps a key (a query term's own id, or a negative key for a term not indexed) to
+    its count. With no feedback the query keeps its normalised counts alone.
+    """
+    one = 1 << WEIGHT_BITS
+    q = sum(qtf.values())
+    total = sum(feedback.values())
+    if q == 0:
+        return {}
+    if total == 0:
+        return {k: w for k, c in qtf.items() if (w := (c << WEIGHT_BITS) // q)}
+    out: dict[int, int] = {}
+    for key in sorted({*qtf, *feedback}):
+        mixed = original * qtf.get(key, 0) * total + (one - original) * feedback.get(key, 0) * q
+        weight = mixed // (q * total)
+        if weight:
+            out[key] = weight
+    return out

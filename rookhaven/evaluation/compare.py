@@ -1,0 +1,64 @@
+"""Several engines on several collections: metrics per cell and paired tests against the first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.engine import Retriever
+from .beir import Collection
+from .metrics import METRICS, per_query
+from .run import run_collection
+from .significance import paired_p
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One engine on one collection: each metric's value per judged query (sorted ids)."""
+
+    per_query: dict[str, list[float]]
+    empty_queries: int
+
+    def mean(self, metric: str) -> float:
+        values = self.per_query[metric]
+        return sum(values) / len(values) if values else 0.0
+
+
+def evaluate_cell(collection: Collection, engine: str, params: Mapping[str, Any], *,
+                  budget: int, seed: str, decompose: bool) -> Cell:
+    """Run ``engine`` with ``params`` over the judged queries of ``collection``."""
+    retriever = Retriever(collection.documents, engine, **params)
+    result = run_collection(collection, retriever, budget=budget, seed=seed, decompose=decompose)
+    values: dict[str, list[float]] = {m: [] for m in METRICS}
+    for qid in sorted(collection.qrels):
+        ranking = [doc for doc, _ in result.rankings.get(qid, [])]
+        for metric, value in per_query(ranking, collection.qrels[qid]).items():
+            values[metric].append(value)
+    return Cell(per_query=values, empty_queries=result.empty_queries)
+
+
+def comparison(cells: Mapping[str, Mapping[str, Cell]], engines: Sequence[str],
+               metrics: Sequence[str], test: str) -> dict[str, Any]:
+    """Per collection and engine each metric's mean, and for every engine after the first its
+    difference from the first and the paired test's p-value; plus the mean over collections."""
+    out: dict[str, Any] = {"engines": list(engines), "baseline": engines[0], "test": test,
+                           "metrics": list(metrics), "collections": {}}
+    for name, row in cells.items():
+        base = row[engines[0]]
+        entry: dict[str, Any] = {}
+        for engine in engines:
+            cell = row[engine]
+            scores: dict[str, Any] = {"queries": len(cell.per_query[metrics[0]]),
+                                      "empty_queries": cell.empty_queries}
+            for metric in metrics:
+                scores[metric] = cell.mean(metric)
+                if engine != engines[0]:
+                    scores[f"{metric}:delta"] = cell.mean(metric) - base.mean(metric)
+                    scores[f"{metric}:p"] = paired_p(cell.per_query[metric],
+                                                     base.per_query[metric], test)
+            entry[engine] = scores
+        out["collections"][name] = entry
+    out["mean"] = {engine: {m: sum(out["collections"][c][engine][m] for c in cells) / len(cells)
+                            for m in metrics} for engine in engines}
+    return out

@@ -1,0 +1,157 @@
+"""A real Sentinel-managed Redis for tests: a primary, a replica and three Sentinels.
+
+Every process is a ``redis-server`` of the test's own, on free ports, in its own directory
+(a Sentinel rewrites its config file). The primary can be SIGKILLed like a lost host; the
+Sentinels then promote the replica, and ``url`` keeps naming the service wherever it is.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+from tests.conftest import free_port, start_redis_server, wait_until
+
+SERVICE = "rookhaven"
+# Fast enough for a test, slow enough that a loaded 2-core machine is not taken for dead.
+DOWN_AFTER_MS = 1500
+
+
+class SentinelTopology:
+    """Starts, kills and stops the five processes of one test."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.ports: dict[str, int] = {}
+
+    @property
+    def url(self) -> str:
+        """The ``sentinel://`` URL of the service, db 0."""
+        hosts = ",".join(f"127.0.0.1:{self.ports[f'sentinel{i}']}" for i in range(3))
+        return f"sentinel://{hosts}/{SERVICE}/0"
+
+    def node(self, name: str) -> redis.Redis:
+        """A plain client of one node (``primary``, ``replica`` or ``sentinelN``)."""
+        return redis.Redis(port=self.ports[name], socket_connect_timeout=2, socket_timeout=2)
+
+    def start(self) -> None:
+        """Start the primary, its replica and three Sentinels; return once the Sentinels
+        agree on the primary, see the replica in sync and see each other."""
+        self._redis("primary")
+        self._redis("replica", "--replicaof", "127.0.0.1", str(self.ports["primary"]))
+        wait_until(lambda: self._in_sync("replica"), 30, what="the replica to sync")
+        for i in range(3):
+            self._sentinel(f"sentinel{i}")
+        wait_until(self._sentinels_ready, 60, what="three Sentinels to see each other")
+
+    def primary_port(self) -> int | None:
+        """The primary's port as the first Sentinel that answers says, or None."""
+        for i in range(3):
+            try:
+                address = self.node(f"sentinel{i}").execute_command(
+                    "SENTINEL", "get-master-addr-by-name", SERVICE)
+            except redis.RedisError:
+                continue
+            if address:
+                return int(address[1])
+        return None
+
+    def kill(self, name: str) -> float:
+        """SIGKILL one node, as a lost host; returns the monotonic time of the kill."""
+        proc = self.procs.pop(name)
+        proc.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        proc.wait(timeout=10)
+        return killed
+
+    def restart(self, name: str, *extra: str) -> None:
+        """Start a killed node again on its port, empty, as a replaced host; the Sentinels
+        make it a replica of whichever node is primary now (or ``extra`` says so)."""
+        directory = self.directory / name / "again"
+        directory.mkdir(parents=True)
+        self.procs[name] = start_redis_server(directory, self.ports[name], "--appendonly", "no",
+                                              *extra)
+
+    def replica_of_primary(self, name: str) -> bool:
+        """Whether ``name`` replicates the current primary with its link up."""
+        try:
+            info = self.node(name).info("replication")
+        except redis.RedisError:
+            return False
+        return (info.get("role") == "slave" and info.get("master_port") == self.primary_port()
+                and info.get("master_link_status") == "up")
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        self.procs.clear()
+
+    def _redis(self, name: str, *extra: str) -> None:
+        directory = self.directory / name
+        directory.mkdir(parents=True)
+        self.ports[name] = port = free_port()
+        self.procs[name] = start_redis_server(directory, port, "--appendonly", "no", *extra)
+
+    def _sentinel(self, name: str) -> None:
+        directory = self.directory / name
+        directory.mkdir(parents=True)
+        self.ports[name] = port = free_port()
+        config = directory / "sentinel.conf"
+        config.write_text(
+            f"port {port}\nbind 127.0.0.1\ndir {directory}\n"
+            f"logfile {directory / 'sentinel.log'}\n"
+            f"sentinel monitor {SERVICE} 127.0.0.1 {self.ports['primary']} 2\n"
+            f"sentinel down-after-milliseconds {SERVICE} {DOWN_AFTER_MS}\n"
+            f"sentinel failover-timeout {SERVICE} 20000\n"
+            f"sentinel parallel-syncs {SERVICE} 1\n")
+        self.procs[name] = subprocess.Popen(
+            ["redis-server", str(config), "--sentinel"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(lambda: self._answers(name), 20, what=f"{name} to answer")
+
+    def _answers(self, name: str) -> bool:
+        try:
+            return bool(self.node(name).ping())
+        except redis.RedisError:
+            return False
+
+    def _in_sync(self, name: str) -> bool:
+        try:
+            info = self.node(name).info("replication")
+        except redis.RedisError:
+            return False
+        return info.get("master_link_status") == "up"
+
+    def _sentinels_ready(self) -> bool:
+        try:
+            for i in range(3):
+                sentinel = self.node(f"sentinel{i}")
+                replicas = sentinel.execute_command("SENTINEL", "replicas", SERVICE)
+                others = sentinel.execute_command("SENTINEL", "sentinels", SERVICE)
+                if len(replicas) != 1 or len(others) != 2:
+                    return False
+        except redis.RedisError:
+            return False
+        return True
+
+
+def topology(directory: Path) -> Iterator[SentinelTopology]:
+    """A started topology, stopped afterwards (for a fixture)."""
+    nodes = SentinelTopology(directory)
+    try:
+        nodes.start()
+        yield nodes
+    finally:
+        nodes.stop()

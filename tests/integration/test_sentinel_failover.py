@@ -1,0 +1,175 @@
+"""High availability on real Redis Sentinel: the primary SIGKILLed while jobs drain.
+
+A primary, a replica and three Sentinels (``tests/integration/sentinels.py``); two real
+Celery workers (one with beat), the submitter, the verifier and the CLI all on the
+``sentinel://`` URL, with ``ROOKHAVEN_REDIS_MIN_REPLICAS=1``. After the failover every job
+is done with the bytes the inline core gives, and every job a worker acknowledged before
+the kill (its ``done`` log line, written only after WAIT confirmed the replica) is on the
+new primary, with its ledger event from before the kill.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rookhaven import Retriever, canonical_bytes
+from rookhaven.errors import ReplicationError, StoreUnavailableError
+from rookhaven.pipeline import QUEUE
+from rookhaven.store import Store
+from tests.conftest import ROOT, wait_until
+from tests.integration.sentinels import SentinelTopology, topology
+from tests.integration.workerfarm import (
+    WorkerFarm,
+    all_done,
+    documents,
+    environment,
+    farm,
+    pipeline,
+    requests,
+    states,
+)
+
+JOBS = 480
+
+
+@pytest.fixture
+def nodes(tmp_path: Path) -> Iterator[SentinelTopology]:
+    yield from topology(tmp_path / "redis")
+
+
+@pytest.fixture
+def env(nodes: SentinelTopology) -> dict[str, str]:
+    return environment(nodes.url, "rh-sentinel", ROOKHAVEN_BATCH_SIZE="4",
+                       ROOKHAVEN_REDIS_MIN_REPLICAS="1", ROOKHAVEN_REDIS_REPLICA_TIMEOUT="1",
+                       ROOKHAVEN_LOG_LEVEL="info")
+
+
+@pytest.fixture
+def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
+    (tmp_path / "logs").mkdir()
+    yield from farm(env, tmp_path / "logs")
+
+
+def acknowledged(logs: Path, sizes: dict[Path, int]) -> set[str]:
+    """Jobs whose 'done' line a worker wrote within the first ``sizes[file]`` bytes."""
+    done = set()
+    for path, size in sizes.items():
+        for line in path.read_bytes()[:size].splitlines():
+            if line.startswith(b"{"):
+                entry = json.loads(line)
+                if entry.get("state") == "done" and "job" in entry:
+                    done.add(entry["job"])
+    return done
+
+
+def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
+        nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
+        tmp_path: Path) -> None:
+    pipe = pipeline(env)
+    docs = documents(1500)
+    pipe.add_corpus(docs, "port")
+    workers.start("w1", concurrency=1, beat=True)
+    workers.start("w2", concurrency=1)
+    first, later = requests(JOBS), requests(100, tag="after-")
+    ids = [r.job_id for r in pipe.submit_many(first, "port")]
+    wait_until(lambda: states(pipe, ids).get("done", 0) >= 60, 120, what="60 jobs done")
+
+    old_primary = nodes.ports["primary"]
+    logs = sorted((tmp_path / "logs").glob("*.log"))
+    sizes = {path: path.stat().st_size for path in logs}
+    killed = nodes.kill("primary")
+    before = acknowledged(tmp_path / "logs", sizes)
+    assert 0 < len(before) < JOBS, "the kill must land while jobs drain"
+
+    wait_until(lambda: nodes.primary_port() not in (None, old_primary), 60,
+               what="the Sentinels to promote the replica")
+    failover = time.monotonic() - killed
+
+    # Acknowledged before the kill, so the replica held them before it was promoted.
+    promoted = Store(nodes.node("replica"), "rh-sentinel")
+    held = [r is not None for r in promoted.results.get_many(sorted(before))]
+    assert all(held), f"{held.count(False)} acknowledged results lost in the failover"
+
+    # With MIN_REPLICAS=1 nothing is acknowledged while the new primary has no replica:
+    # the lost host comes back (empty) and the Sentinels make it one.
+    nodes.restart("primary")
+    wait_until(lambda: nodes.replica_of_primary("primary"), 60,
+               what="the returned host to replicate the new primary")
+
+    # The same submitter, without a restart, on the new primary.
+    more = wait_until(lambda: _submitted(pipe, later), 60, what="a submission after failover")
+    everything = ids + [r.job_id for r in more]
+    wait_until(lambda: all_done(pipe, everything), 240,
+               what=f"all {len(everything)} jobs done after the failover")
+    recovered = time.monotonic() - killed
+
+    inline = Retriever(docs, pipe.settings.engine)
+    for request, job_id in zip(first + later, everything, strict=True):
+        assert pipe.result(job_id) == canonical_bytes(inline.retrieve(request))
+    events = {e.job: e for e in pipe.store.ledger.events() if e.event == "done"}
+    assert before <= set(events)
+
+    verify = subprocess.run(
+        [sys.executable, "-m", "rookhaven.cli.main", "verify", "--all", "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert verify.returncode == 0, verify.stderr[-2000:]
+    run = json.loads(verify.stdout)
+    assert run["checked"] == len(everything) and run["matched"] == len(everything)
+    print(f"\nfailover: new primary {failover:.1f} s after the SIGKILL; "
+          f"all {len(everything)} jobs done {recovered:.1f} s after it; "
+          f"{len(before)} acknowledged before the kill, none lost")
+
+
+def _submitted(pipe, requests):  # type: ignore[no-untyped-def]
+    try:
+        return pipe.submit_many(requests, "port")
+    except StoreUnavailableError:  # the Sentinels may still name the dead primary
+        return None
+
+
+def test_a_write_no_replica_confirms_is_refused_and_retried(
+        nodes: SentinelTopology, env: dict[str, str]) -> None:
+    nodes.kill("replica")
+    pipe = pipeline({**env, "ROOKHAVEN_REDIS_REPLICA_TIMEOUT": "0.2"})
+    with pytest.raises(ReplicationError, match=r"only 0 of the 1 replicas required by "
+                       r"ROOKHAVEN_REDIS_MIN_REPLICAS confirmed storing corpus sha256:"):
+        pipe.add_corpus(documents(20), "port")
+    zero = pipeline({**env, "ROOKHAVEN_REDIS_MIN_REPLICAS": "0"})
+    zero.add_corpus(documents(20), "port")
+    with pytest.raises(ReplicationError, match=r"confirmed recording 1 job\(s\) within 0.2 s"):
+        pipe.submit(requests(1)[0], "port")
+
+
+def test_a_worker_does_not_acknowledge_a_job_until_a_replica_holds_it(
+        nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
+        tmp_path: Path) -> None:
+    trusting = pipeline({**env, "ROOKHAVEN_REDIS_MIN_REPLICAS": "0"})
+    trusting.add_corpus(documents(50), "port")
+    nodes.kill("replica")
+    workers.start("w1", concurrency=1)
+    job = trusting.submit(requests(1)[0], "port").job_id
+    log = tmp_path / "logs" / "w1.log"
+
+    def lines(state: str) -> int:
+        return sum(1 for line in log.read_bytes().splitlines() if line.startswith(b"{")
+                   and json.loads(line).get("job") == job and json.loads(line)["state"] == state)
+
+    # Computed and stored on the primary, but not acknowledged: redelivered, waiting again.
+    wait_until(lambda: lines("skipped:done:unconfirmed") >= 2, 60,
+               what="the job to come back unacknowledged")
+    assert lines("done:unconfirmed") == 1 and lines("done") == 0
+    assert trusting.job(job).state == "done"
+
+    nodes.restart("replica", "--replicaof", "127.0.0.1", str(nodes.ports["primary"]))
+    wait_until(lambda: lines("skipped:done") >= 1, 60, what="the job acknowledged")
+    primary = nodes.node("primary")
+    wait_until(lambda: primary.llen(f"rh-sentinel:celery:{QUEUE}") == 0
+               and primary.hlen("rh-sentinel:celery:unacked") == 0, 30,
+               what="no message left in the queue or unacknowledged")

@@ -1,0 +1,59 @@
+"""Rounds: several script calls in one round trip, and NOSCRIPT answered without re-running."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+
+from rookhaven.errors import IntegrityError, StoreUnavailableError
+from rookhaven.store import Store
+
+COUNT = "return redis.call('INCR', KEYS[1])"
+
+
+def test_a_round_sends_its_calls_together_and_parses_each_answer() -> None:
+    store = Store(fakeredis.FakeRedis(), "t")
+    script = store.client.register_script(COUNT)
+    round_ = store.round()
+    replies = [round_.call(script, [f"t:{name}"], [], int) for name in ("a", "a", "b")]
+    with pytest.raises(RuntimeError, match="before its Round was sent"):
+        replies[0].get()
+    round_.send("counting")
+    assert [r.get() for r in replies] == [1, 2, 1]
+
+
+def test_only_the_calls_redis_refused_with_noscript_are_sent_again() -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "t")
+    known = client.register_script(COUNT)
+    unknown = client.register_script(COUNT + " + 0")
+    client.script_flush()
+    client.script_load(known.script)
+    round_ = store.round()
+    first = round_.call(known, ["t:a"], [], int)
+    second = round_.call(unknown, ["t:b"], [], int)
+    round_.send("counting")
+    assert (first.get(), second.get()) == (1, 1)
+    assert (int(client.get("t:a")), int(client.get("t:b"))) == (1, 1)  # each ran once
+
+
+def test_a_parsers_error_is_raised_by_its_own_reply_only() -> None:
+    store = Store(fakeredis.FakeRedis(), "t")
+    key = "sha256:" + "a" * 64
+    store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}')
+    round_ = store.round()
+    clash = store.results.queue_put(round_, key, "sha256:c", b'{"r":2}', b'{"a":1}')
+    fine = store.results.queue_put(round_, "sha256:" + "b" * 64, "sha256:c", b"r", b"a")
+    round_.send("storing two results")
+    assert fine.get() == "stored"
+    with pytest.raises(IntegrityError, match="different result bytes"):
+        clash.get()
+
+
+def test_a_redis_error_in_a_round_is_a_store_error_naming_what_was_done() -> None:
+    store = Store(fakeredis.FakeRedis(), "t")
+    broken = store.client.register_script("return redis.call('NOSUCHCOMMAND')")
+    round_ = store.round()
+    round_.call(broken, ["t:x"], [], int)
+    with pytest.raises(StoreUnavailableError, match="failed while counting"):
+        round_.send("counting")
