@@ -9,6 +9,7 @@ embedded store lives in memory: it is not durable, and it is gone when the comma
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import socket
 import threading
@@ -23,7 +24,7 @@ from fakeredis import TcpFakeServer
 
 from rookhaven import checkpoints
 from rookhaven.cli.options import add_engine_options
-from rookhaven.cli.tables import audit_summary, hits_table, table
+from rookhaven.cli.tables import audit_summary, hits_table, score_scale, short, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
 from rookhaven.core.note import generate_key
@@ -66,24 +67,105 @@ def _section(title: str) -> None:
     print(f"\n== {title} " + "=" * max(0, 76 - len(title)))
 
 
+HOW_TO_READ = """\
+How to read a result: the query is split into subqueries at connectors and punctuation
+(listed under its table, numbered from 0); each gets a share of the budget in proportion
+to its weight (its number of distinct terms). `via` is the number of the subquery whose
+share picked the hit, or `backfill` when the whole query filled a place no subquery did.
+`score` is the engine's exact integer, in units of 1/{scale}; the result's JSON carries it
+as units / {scale} ({example} is {decimal!r}). Integers make every tie and replay exact."""
+
+
+class _HeldBack(logging.Handler):
+    """Keeps the records of a staged tamper instead of printing them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def _staged_alarms() -> Iterator[_HeldBack]:
+    """Hold back the verifier's alarm log lines while the demo tampers on purpose.
+
+    In a deployment each alarm is a JSON line at ERROR on stderr (and an entry in the alerts
+    stream); here the tamper is staged, so its line would read as the demo failing. Only
+    the verifier's logger, and only for the staged run: any other error still shows.
+    """
+    logger = logging.getLogger("rookhaven.verify")
+    held = _HeldBack()
+    logger.addHandler(held)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield held
+    finally:
+        logger.propagate = propagate
+        logger.removeHandler(held)
+
+
+def _held_note(held: _HeldBack) -> str:
+    count = len(held.records)
+    return (f"  (the verifier also logged {count} alarm line{'s' * (count != 1)} at ERROR: in "
+            "a deployment each is a JSON line on stderr\n   and an entry in the alerts "
+            "stream; held back here because this tamper is staged)")
+
+
 def _show_jobs(pipe: Pipeline, count: int) -> int:
     documents = {d.id: d for d in sample_corpus()}
     requests = sample_requests()
     refs = pipe.submit_many(requests, "port-ops")
-    print(f"submitted {len(refs)} jobs; the in-process worker runs them")
-    for request, ref in list(zip(requests, refs, strict=True))[:count]:
+    shown = min(count, len(refs))
+    print(f"submitted {len(refs)} jobs, one per shipped auditor query; the in-process worker "
+          f"runs them.\nThe first {shown} are shown in full (--queries N shows more); the "
+          f"re-ranking below uses all {len(refs)}.")
+    for n, (request, ref) in enumerate(list(zip(requests, refs, strict=True))[:count]):
         record = pipe.wait(ref.job_id, timeout=120)
         result = RetrievalResult.model_validate_json(pipe.result(ref.result_key))
-        print(f"\nquery {request.query!r}  (job {record.state}, attempt {record.attempts})")
+        if n == 0:
+            print()
+            print(_how_to_read(result))
+        print(f"\nquery {n + 1} of {len(refs)}: {request.query!r}  "
+              f"(job {record.state}, attempt {record.attempts})")
         print(hits_table(result, documents))
+        tie = _first_tie(result)
+        if tie:
+            print(tie)
         print(audit_summary(result))
         print(f"  result key {ref.result_key[:23]}…")
     for ref in refs[count:]:
         pipe.wait(ref.job_id, timeout=120)
+    if shown < len(refs):
+        print(f"\n(the other {len(refs) - shown} jobs are done too)")
     again = pipe.submit(requests[0], "port-ops")
     print(f"\nsubmitting the first query again: cached={again.cached}, same key="
           f"{again.result_key == refs[0].result_key} (answered from the store, not enqueued)")
     return len(refs)
+
+
+def _how_to_read(result: RetrievalResult) -> str:
+    scale = score_scale(result)
+    hit = result.hits[0] if result.hits else None
+    if scale is None or hit is None:
+        return HOW_TO_READ.split("\n`score`")[0]
+    return HOW_TO_READ.format(scale=_power_of_two(scale), example=int(hit.score * scale),
+                              decimal=hit.score)
+
+
+def _first_tie(result: RetrievalResult) -> str | None:
+    """A line on the first two neighbours with the same score, if any."""
+    for a, b in zip(result.hits, result.hits[1:], strict=False):
+        if a.score == b.score:
+            return (f"(ranks {a.rank} and {b.rank} score exactly the same; the seed orders "
+                    "them, the same way in every replay)")
+    return None
+
+
+def _power_of_two(scale: int) -> str:
+    bits = scale.bit_length() - 1
+    return f"2^{bits}" if scale == 1 << bits else str(scale)
 
 
 def _rerank(pipe: Pipeline) -> None:
@@ -97,8 +179,10 @@ def _rerank(pipe: Pipeline) -> None:
     print(f"{summary.queries} historical queries re-run on the edited corpus through the "
           f"worker: {summary.changed} changed, {summary.unchanged} unchanged, "
           f"{summary.documents_gained} documents gained, {summary.documents_lost} lost")
+    print("(k: the recall budget; overlap: documents in both rankings; tau: Kendall's tau of "
+          "the shared\n documents' order; RBO: rank-biased overlap, 1.00 = the same ranking)")
     print(table(("query", "k", "overlap", "gained", "lost", "tau", "RBO"), [
-        (row.query[:40], row.recall_budget, row.change["overlap"], len(row.change["gained"]),
+        (short(row.query, 40), row.recall_budget, row.change["overlap"], len(row.change["gained"]),
          len(row.change["lost"]),
          "n/a" if row.change["kendall_tau"] is None else f"{row.change['kendall_tau']:.2f}",
          f"{row.change['rbo']:.2f}")
@@ -107,6 +191,8 @@ def _rerank(pipe: Pipeline) -> None:
 
 def _verify(pipe: Pipeline, settings: Settings) -> bool:
     verifier = Verifier(pipe.store, settings)
+    print("the verifier replays every stored result (the jobs' and the re-rank's) with the "
+          "engine its\naudit names, and compares the bytes:")
     clean = verifier.run(Selection(all=True))
     print(verification_summary(clean))
     key = next(pipe.store.audits.scan())[0]
@@ -117,8 +203,10 @@ def _verify(pipe: Pipeline, settings: Settings) -> bool:
     tamperer = redis.Redis.from_url(settings.redis_url or "")
     tamperer.set(redis_key, stored[:at] + b'"rank":9' + stored[at + 8:])
     print("\nnow one byte of one stored result is changed, as a tamperer would:")
-    caught = verifier.run(Selection(keys=[key]))
+    with _staged_alarms() as held:
+        caught = verifier.run(Selection(keys=[key]))
     print(verification_summary(caught))
+    print(_held_note(held))
     tamperer.set(redis_key, stored)
     tamperer.close()
     return clean.clean and not caught.clean
@@ -129,7 +217,8 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     private, verifier_key = generate_key("rookhaven-demo/log", os.urandom(32))
     note = checkpoints.sign_now(pipe.store, private)
     print(f"every stored result is a leaf of an append-only Merkle log (RFC 6962); a signed "
-          f"checkpoint of it, which an auditor keeps outside Redis:\n\n{note}")
+          f"checkpoint of it\n(origin, number of leaves, root hash, then the signature), which "
+          f"an auditor keeps outside Redis:\n\n{note}")
     pinned = PinnedCheckpoint(note=note, verifier_key=verifier_key)
     verifier = Verifier(pipe.store, settings)
     key, stored_at = next(pipe.store.audits.scan())
@@ -143,8 +232,10 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     tamperer.zrem(k.audits_by_corpus(digest), key)
     print("now one result is erased with every index entry naming it, as a tamperer with "
           "write access to Redis would (replay alone cannot see a result that is gone):")
-    caught = verifier.run(Selection(all=True), pinned=pinned)
+    with _staged_alarms() as held:
+        caught = verifier.run(Selection(all=True), pinned=pinned)
     print(verification_summary(caught))
+    print(_held_note(held))
     for name, data in zip(names, saved, strict=True):
         if data is not None:
             tamperer.restore(name, 0, data)
@@ -179,5 +270,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             ok = _log(pipe, demo) and ok
             pipe.store.close()
         print(f"\n{submitted} jobs, a re-rank and three verification runs; nothing was written "
-              "to disk. For a durable deployment see the README's Deployment section.")
+              "to disk.\nThe same on a real Redis and Celery workers: the README's Job pipeline "
+              "section;\na durable deployment: its Deployment section.")
     return 0 if ok else 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..core.engines import engine_of
 from ..models import Document, RetrievalResult
 
 
@@ -21,14 +22,31 @@ def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def score_scale(result: RetrievalResult) -> int | None:
+    """How many units the engine that made ``result`` counts in 1.0 of score (bm25:
+    2**24), or None for an engine this install lacks."""
+    spec = engine_of(result.audit.engine.model_dump())
+    return None if spec is None else int(spec.provider.scale)
+
+
+def exact_score(score: float, scale: int | None) -> str:
+    """The engine's own integer for ``score`` (the JSON carries ``units / scale``); the
+    float as stored when it is not a whole number of units."""
+    # The scale is a power of two, so the product is exact.
+    if scale is not None and (score * scale).is_integer():
+        return str(int(score * scale))
+    return repr(score)
+
+
 def hits_table(result: RetrievalResult, documents: Mapping[str, Document]) -> str:
-    """Rank, id, score, title and the subqueries that picked each hit."""
+    """Rank, id, exact integer score, the subqueries that picked each hit, and its title."""
     rows = []
+    scale = score_scale(result)
     for hit in result.hits:
         doc = documents.get(hit.id)
         title = doc.fields.get("title", doc.text) if doc else ""
         via = ",".join(str(i) for i in hit.subqueries) or "backfill"
-        rows.append((hit.rank, hit.id, f"{hit.score:.4f}", via, short(title, 48)))
+        rows.append((hit.rank, hit.id, exact_score(hit.score, scale), via, short(title, 48)))
     if not rows:
         return "(no hits)"
     return table(("rank", "id", "score", "via", "title"), rows)
@@ -37,8 +55,9 @@ def hits_table(result: RetrievalResult, documents: Mapping[str, Document]) -> st
 def audit_summary(result: RetrievalResult) -> str:
     """The audit record in a few lines: seed, subqueries and budgets, corpus and engine."""
     audit = result.audit
-    lines = [f"seed {audit.seed!r}; budget {audit.recall_budget}; "
-             f"engine {audit.engine.name} {audit.engine.version}; "
+    spec = engine_of(audit.engine.model_dump())
+    engine = spec.ref if spec else f"{audit.engine.name} {audit.engine.version} (not installed)"
+    lines = [f"seed {audit.seed!r}; budget {audit.recall_budget}; engine {engine}; "
              f"corpus {audit.corpus_digest[:19]}… ({audit.corpus_size} docs)"]
     for i, sub in enumerate(audit.subqueries):
         lines.append(f"  subquery {i}: {sub.text!r} terms={sub.terms} weight={sub.weight} "

@@ -1,7 +1,8 @@
 """``rookhaven verify``: replay stored results and compare bytes; exit 1 on any alarm.
 
 With no selection, a seeded sample of ROOKHAVEN_VERIFY_SAMPLE results is checked, like the
-nightly run. ``--history`` lists recent runs and alarms instead.
+nightly run. ``--history`` lists recent runs and alarms instead, with the jobs open now
+and the store's running totals (job events ever recorded, results stored, alarms).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def register(subparsers: Any) -> None:
     chosen.add_argument("--sample", type=positive_int, dest="verify_sample", metavar="N",
                         help="check a seeded sample of N results (default: "
                              "ROOKHAVEN_VERIFY_SAMPLE)")
-    chosen.add_argument("--history", action="store_true", help="list recent runs and alarms")
+    chosen.add_argument("--history", action="store_true",
+                        help="list recent runs and alarms, the jobs open now and the store's "
+                             "running totals (JSON)")
     parser.add_argument("--seed", help="sample seed (default: derived from the time; recorded)")
     parser.add_argument("--corpus", help="only results over this corpus (name, digest, latest)")
     parser.add_argument("--stratify", choices=STRATIFY, dest="verify_stratify",
@@ -64,6 +67,30 @@ def summary(run: VerificationRun) -> str:
     return "\n".join(lines)
 
 
+def history(store: Store, count: int = 10) -> dict[str, Any]:
+    """What ``--history`` prints: recent runs and alarms, the jobs open at this moment, and
+    the store's running totals, each named for what it is.
+
+    The store counts every job event ever recorded (``jobs_running`` in its counters hash
+    is how many times a job *started* running); shown raw beside the runs it read as the
+    number of jobs running now, so the events are listed as totals and the live counts
+    separately, with the time they were taken.
+    """
+    counters = store.verifications.counters()
+    events = {name.removeprefix("jobs_"): value for name, value in counters.items()
+              if name.startswith("jobs_")}
+    return {
+        "as_of": store.now(),
+        "runs": store.verifications.latest(count),
+        "alerts": store.verifications.alerts(20),
+        "jobs_open_now": store.jobs.counts(),
+        "totals": {
+            "job_events": events,
+            **{name: value for name, value in counters.items() if not name.startswith("jobs_")},
+        },
+    }
+
+
 def _progress(done: int, total: int) -> None:
     if done == total or done % max(1, total // 20) == 0:
         print(f"verify: {done}/{total} checked", file=sys.stderr, flush=True)
@@ -72,9 +99,7 @@ def _progress(done: int, total: int) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     store = Store.from_settings(settings)
     if args.history:
-        history = {"runs": store.verifications.latest(), "alerts": store.verifications.alerts(20),
-                   "counters": store.verifications.counters()}
-        write_line(orjson.dumps(history, option=orjson.OPT_INDENT_2))
+        write_line(orjson.dumps(history(store), option=orjson.OPT_INDENT_2))
         return 0
     selection = Selection(
         keys=args.key, all=args.all,

@@ -21,6 +21,7 @@ from ..pipeline import Pipeline, RetrieverCache, open_pipeline
 from ..store.records import JobRecord
 from ..verification import Replayer, Selection
 from .auditing import AuditRuns
+from .defaults import LATEST
 from .inline import InlineBackend
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, RunOutput, VerifyOutput
 from .ports import CorpusData, PreparedRun, RerankTarget, Retrieval
@@ -73,9 +74,16 @@ class PipelineBackend:
     def _from_file(self, corpus: str | None) -> bool:
         return self.settings.corpus_path is not None and corpus in (None, self._file.name)
 
+    def _default(self) -> str:
+        """What a request naming no corpus means: the ROOKHAVEN_CORPUS_PATH file's content
+        (by digest) when one is set, else the store's latest (rookhaven.server.defaults)."""
+        if self.settings.corpus_path is None:
+            return LATEST
+        return self._file.retriever().corpus.digest
+
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
                  engine: str | None = None) -> Retrieval:
-        ref = corpus or "latest"
+        ref = corpus or self._default()
         try:
             digest = self.store.corpora.resolve(ref)
         except NotFoundError:
@@ -113,7 +121,16 @@ class PipelineBackend:
 
     def submit(self, request: RetrievalRequest, corpus: str | None,
                engine: str | None = None) -> JobOutput:
-        job = self.pipeline.submit(request, corpus or "latest", engine)
+        try:
+            job = self.pipeline.submit(request, corpus or self._default(), engine)
+        except NotFoundError:
+            if corpus is None and self.settings.corpus_path is not None:
+                path = self.settings.corpus_path
+                raise NotFoundError(
+                    f"the default corpus, the ROOKHAVEN_CORPUS_PATH file {path}, is not in the "
+                    f"store, so no worker can rank it: add it with `rookhaven corpus add "
+                    f"{path}`, or name a stored corpus (see list_corpora)") from None
+            raise
         # Read back from the record, so submit_retrieval says what get_job would (times,
         # attempts). A result answered from the store may have outlived its record.
         try:
@@ -157,7 +174,8 @@ class PipelineBackend:
 
     def corpora(self) -> CorporaOutput:
         entries = self.store.corpora.entries()
-        latest = self.store.corpora.resolve("latest") if entries else None
+        file_wins = self.settings.corpus_path is not None
+        latest = self.store.corpora.resolve(LATEST) if entries and not file_wins else None
         listed = [CorpusInfo(name=f"{e.name}@{e.version}" if e.name else e.digest,
                              digest=e.digest, documents=e.documents,
                              default=e.digest == latest, source="store") for e in entries]
@@ -166,7 +184,7 @@ class PipelineBackend:
                 (file,) = self._file.corpora().corpora
             except RookhavenError:
                 file = CorpusInfo(name=self._file.name, source=str(self.settings.corpus_path))
-            listed.append(file.model_copy(update={"default": not entries}))
+            listed.append(file.model_copy(update={"default": True}))
         return CorporaOutput(corpora=listed, pipeline=True)
 
     def corpus(self, ref: str) -> CorpusData:

@@ -4,6 +4,7 @@ worker, jobs, a re-rank and verification, and says plainly that nothing is durab
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,17 @@ def test_demo_runs_the_pipeline_end_to_end_without_any_service_or_network() -> N
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = done.stdout
     assert "NOT durable" in out
+    # What it says it submitted, it shows (one of twelve here) and says where the rest went.
+    assert "submitted 12 jobs" in out and "The first 1 are shown in full" in out
+    assert re.findall(r"^query \d+ of \d+: ", out, re.MULTILINE) == ["query 1 of 12: "]
+    assert "the other 11 jobs are done too" in out
+    # The columns are explained, and scores are the engine's integers, not rounded decimals.
+    assert "`via` is the number of the subquery" in out and "units of 1/2^24" in out
+    first_hit = out.split("----  ---------")[1].splitlines()[1].split()
+    assert first_hit[0] == "1" and first_hit[2].isdigit(), first_hit
+    # The staged tampers' alarm log lines are held back and said to be; stderr stays quiet.
+    assert "held back here because this tamper is staged" in out
+    assert "verification alarm" not in done.stderr, done.stderr[-2000:]
     assert "cached=True, same key=True" in out
     assert "historical queries re-run on the edited corpus through the worker" in out
     assert "0 mismatched, 0 not replayable; 0 alarms" in out

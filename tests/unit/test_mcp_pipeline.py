@@ -47,7 +47,13 @@ def worker(store: Store, settings: Settings) -> RecordingDispatcher:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings() -> Settings:
+    return Settings(redis_url="redis://unused")
+
+
+@pytest.fixture
+def file_settings(tmp_path: Path) -> Settings:
+    """Redis and ROOKHAVEN_CORPUS_PATH both set: the file is the default corpus."""
     return Settings(corpus_path=write_corpus(tmp_path), redis_url="redis://unused")
 
 
@@ -193,23 +199,43 @@ async def test_verify_catches_an_audit_copy_edited_to_look_like_drift(
     assert verdict["where"].startswith("audit copies disagree")
 
 
-async def test_list_corpora_shows_the_store_and_the_file(client: Client) -> None:
+async def test_without_a_file_the_default_is_the_store_latest_corpus(
+        client: Client, backend: PipelineBackend) -> None:
     out = ok(await client.call_tool("list_corpora", {}))
     assert out["pipeline"] is True
-    names = {c["name"]: c for c in out["corpora"]}
-    assert names["port@1"]["default"] is True and names["port@1"]["source"] == "store"
-    assert names["port"]["default"] is False and names["port"]["source"].endswith("port.jsonl")
+    assert [(c["name"], c["default"]) for c in out["corpora"]] == [("port@1", True)]
+    backend.pipeline.add_corpus(DOCS[:10], "other")  # latest moves to whatever came last
+    out = ok(await client.call_tool("list_corpora", {}))
+    assert {c["name"]: c["default"] for c in out["corpora"]} == {"port@1": False,
+                                                                 "other@1": True}
 
 
-async def test_a_corpus_only_in_the_file_is_ranked_from_the_file(
-        settings: Settings, store: Store) -> None:
-    empty = Pipeline(store, worker(store, settings), settings)
-    async with Client(build_server(settings, backend=PipelineBackend(empty, settings))) as c:
+async def test_a_set_corpus_path_wins_over_the_store_latest_corpus(
+        file_settings: Settings, store: Store) -> None:
+    pipe = Pipeline(store, worker(store, file_settings), file_settings)
+    pipe.add_corpus(DOCS, "port")  # stored after nothing: the store's latest
+    async with Client(build_server(file_settings,
+                                   backend=PipelineBackend(pipe, file_settings))) as c:
+        listed = ok(await c.call_tool("list_corpora", {}))["corpora"]
+        assert {c["name"]: c["default"] for c in listed} == {"port@1": False, "port": True}
+        file_entry = next(c for c in listed if c["source"].endswith("port.jsonl"))
+        # Not in the store: ranked from the file here, and a job is refused saying what to do.
         out = ok(await c.call_tool("retrieve", {"query": "crane"}))
         assert out["metadata"]["mode"] == "inline"
         assert "ROOKHAVEN_CORPUS_PATH" in out["metadata"]["reason"]
-        assert "no corpus" in error_text(await c.call_tool("submit_retrieval",
-                                                           {"query": "crane"}))
+        assert out["audit"]["corpus_digest"] == file_entry["digest"]
+        refused = error_text(await c.call_tool("submit_retrieval", {"query": "crane"}))
+        assert "ROOKHAVEN_CORPUS_PATH" in refused and "rookhaven corpus add" in refused
+        # Once its content is stored, the file's digest goes through the pipeline, though
+        # another corpus was added after it.
+        pipe.add_corpus(file_settings.load_corpus(file_settings.corpus_path or Path()), "filed")
+        pipe.add_corpus(DOCS[:10], "newer")
+        store.heartbeats.beat("w1", 60)
+        out = ok(await c.call_tool("retrieve", {"query": "crane"}))
+        assert out["metadata"]["mode"] == "pipeline"
+        assert out["audit"]["corpus_digest"] == file_entry["digest"]
+        job = ok(await c.call_tool("submit_retrieval", {"query": "crane tide"}))
+        assert job["state"] == "done"
 
 
 @pytest.mark.parametrize(("tool", "arguments", "says"), [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import fakeredis
@@ -176,3 +177,34 @@ def test_a_store_emptied_or_short_of_what_it_stored_is_an_alarm_saying_so(
     run = verifier(pipeline).run(Selection(all=True))
     assert [(v.outcome, v.key) for v in run.verdicts] == [("nothing-checked", "store")]
     assert run.checked == 0 and run.alarms == 1 and not run.clean
+
+
+def test_history_shows_open_jobs_now_apart_from_the_running_totals(pipeline: Pipeline) -> None:
+    from rookhaven.cli.verify import history
+
+    verifier(pipeline).run(Selection(all=True))
+    pipeline.submit(RetrievalRequest(query="crane 7 berth", seed="open"), "port")
+    shown = history(pipeline.store)
+    # Four jobs ran and one is still queued: the totals count every start, the live counts
+    # show what is open at this moment, and no bare `jobs_running` reads as either.
+    assert shown["jobs_open_now"] == {"queued": 1, "running": 0}
+    assert shown["totals"]["job_events"]["running"] == 4
+    assert shown["totals"]["job_events"]["queued"] == 5
+    assert shown["totals"]["verify_runs"] == 1
+    assert "jobs_running" not in orjson.dumps(shown).decode()
+    assert len(shown["runs"]) == 1 and shown["as_of"] > 0
+
+
+def test_a_store_wide_alarm_gets_its_error_line_like_every_other_alarm(
+        pipeline: Pipeline, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = pipeline.store
+    store.client.zrem(store.keys.audits_by_time, keys(pipeline)[0])
+    # On the logger itself: an earlier configure_logging stops propagation to caplog's root.
+    verify_log = logging.getLogger("rookhaven.verify")
+    monkeypatch.setattr(verify_log, "handlers", [caplog.handler])
+    monkeypatch.setattr(verify_log, "propagate", False)
+    with caplog.at_level("ERROR", logger="rookhaven.verify"):
+        run = verifier(pipeline).run(Selection(all=True))
+    logged = [r.__dict__.get("outcome") for r in caplog.records if r.levelname == "ERROR"]
+    assert logged == [v.outcome for v in run.verdicts if v.alarm] == ["results-missing"]

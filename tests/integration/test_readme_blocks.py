@@ -1,0 +1,263 @@
+"""Every shell block of the README's pipeline, high-availability, verification,
+tamper-evidence and MCP sections runs as written in a fresh copy of the repository
+(tests/readme_blocks.py finds them; a block added to those sections is run without
+touching this file).
+
+The fresh environment, and what stands in for what a reader does:
+
+- The clone is a copy of every file git tracks, as it is in the working tree (so a file
+  the README names but git does not hold is missing, as in a real clone), in a temp dir.
+- The README's install command (``python3 -m venv .venv && .venv/bin/pip install -e .``)
+  is stood in for by a cheap ``.venv`` in the clone: ``venv --without-pip`` of this
+  interpreter, whose path puts the clone first and this interpreter's site-packages after
+  it, with this environment's console scripts (``rookhaven``, ``celery``) re-pointed at
+  it. So ``.venv/bin/rookhaven`` imports the clone's code, in seconds, without pip or a
+  network; a pip install per run would take minutes on this machine.
+- PATH keeps no virtual environment's ``bin``: a bare ``rookhaven`` fails as it would for
+  a reader who did not activate one. No ``ROOKHAVEN_*`` variable is inherited.
+- The README's ``redis://127.0.0.1:6379/0`` is replaced by the test Redis (database 15 or
+  ROOKHAVEN_TEST_REDIS_URL); ``ROOKHAVEN_KEY_PREFIX`` (this test's own),
+  ``ROOKHAVEN_MCP_PORT`` (a free port) and ``ROOKHAVEN_BEAT_SCHEDULE_FILE`` are set, as a
+  reader's defaults would be on a machine of their own.
+
+Blocks run in README order with ``bash -e -o pipefail``, each with a time limit, as if
+pasted one after another into one terminal: shell variables, exports and the directory
+carry from block to block. A block marked ``# runs until Ctrl-C`` starts in a terminal of
+its own (a fresh shell in the clone) and stays up, once it is ready (a worker's heartbeat
+key, or a server's port answering), until every block has run; it must still be running
+then. A failing block is named by its README line and section, with its output; so is one
+whose output carries an MCP tool error or a JSON-RPC error (those exit 0).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import site
+import socket
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.conftest import ROOT, free_port, wait_until
+from tests.readme_blocks import Block, blocks
+
+README_REDIS = "redis://127.0.0.1:6379/0"
+BLOCK_TIMEOUT = 240.0  # s; the re-ranks go through a real worker on a busy 2-core machine
+READY_TIMEOUT = 90.0
+MCP_ERROR = re.compile(r'"isError":\s*true|"error":\s*\{\s*"code"')
+# Saves what a terminal keeps between two pastes: exported variables, shell variables the
+# blocks set (bash's own, present before any block ran, are left alone) and the directory.
+_STATE = r'''
+__rh_save() {
+  local v
+  { export -p
+    for v in $(compgen -v); do
+      [[ $v == __rh* || $v == __RH* ]] && continue
+      case " $__RH_BASE " in *" $v "*) ;; *) declare -p "$v" ;; esac
+    done
+    printf 'cd %q\n' "$PWD"
+  } > "$__RH_STATE" 2>/dev/null
+}
+'''
+
+
+def clone(destination: Path) -> Path:
+    """A copy of every tracked file of the working tree at ``destination``."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached"],
+                            capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout, so no clone to copy: {listed.stderr.decode()[:200]}")
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if not source.exists() and not source.is_symlink():
+            continue  # deleted in the working tree: a clone made after the commit lacks it
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    return destination
+
+
+def cheap_venv(repo: Path) -> Path:
+    """``repo/.venv``: this interpreter, the clone first on its path, console scripts."""
+    venv = repo / ".venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   capture_output=True, timeout=120)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; "
+                              "print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    # Plain path lines: this environment's .pth files (its editable install of the
+    # original tree among them) are not run, so `rookhaven` and `workers` come from the clone.
+    (Path(purelib) / "rookhaven-readme-test.pth").write_text(
+        "\n".join([str(repo), *site.getsitepackages()]) + "\n", encoding="utf-8")
+    scripts = set(tomllib.loads((repo / "pyproject.toml").read_text())["project"]["scripts"])
+    here = Path(sys.executable).parent
+    for name in sorted(scripts | {"celery"}):
+        source = here / name
+        if not source.is_file():
+            pytest.fail(f"{source} is missing: install the project with its dev extras")
+        body = source.read_text(encoding="utf-8").split("\n", 1)[1]
+        target = venv / "bin" / name
+        target.write_text(f"#!{python}\n{body}", encoding="utf-8")
+        target.chmod(0o755)
+    return venv
+
+
+def reader_path() -> str:
+    """PATH without any virtual environment's bin directory."""
+    def in_venv(entry: str) -> bool:
+        return bool(entry) and (Path(entry).parent / "pyvenv.cfg").exists()
+    return os.pathsep.join(e for e in os.environ.get("PATH", "").split(os.pathsep)
+                           if not in_venv(e))
+
+
+def base_environment(redis_url: str, prefix: str, tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ROOKHAVEN_") and k not in ("VIRTUAL_ENV", "PYTHONPATH",
+                                                            "PYTHONHOME")}
+    env.update(PATH=reader_path(), ROOKHAVEN_KEY_PREFIX=prefix,
+               ROOKHAVEN_MCP_PORT=str(free_port()),
+               ROOKHAVEN_BEAT_SCHEDULE_FILE=str(tmp / "beat-schedule"))
+    return env
+
+
+class Session:
+    """The reader's terminal (state carried from block to block) and the servers and
+    workers started in terminals of their own."""
+
+    def __init__(self, repo: Path, env: dict[str, str], redis_url: str, tmp: Path) -> None:
+        self.repo, self.env, self.redis_url, self.tmp = repo, env, redis_url, tmp
+        self.state = tmp / "shell-state"
+        self.background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
+        pristine = subprocess.run(["bash", "-c", "compgen -v"], env=env, cwd=repo,
+                                  capture_output=True, text=True, check=True).stdout.split()
+        self.env["__RH_BASE"] = " ".join(pristine)
+        self.env["__RH_STATE"] = str(self.state)
+
+    def script(self, block: Block, carry: bool) -> str:
+        text = block.text.replace(README_REDIS, self.redis_url)
+        load = f"source {shlex.quote(str(self.state))}\n" if carry and self.state.exists() \
+            else f"cd {shlex.quote(str(self.repo))}\n"
+        return (f"{_STATE}{load}set -e -o pipefail\n"
+                f"# ---- {block.name()}\n{text}\n# ----\n__rh_save\n")
+
+    def run(self, block: Block) -> None:
+        path = self.tmp / f"block-{block.line}.sh"
+        path.write_text(self.script(block, carry=True), encoding="utf-8")
+        try:
+            done = subprocess.run(["bash", str(path)], cwd=self.repo, env=self.env,
+                                  capture_output=True, text=True, timeout=BLOCK_TIMEOUT,
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired as exc:
+            pytest.fail(self.report(block, f"did not finish in {BLOCK_TIMEOUT:.0f} s",
+                                    _text(exc.stdout) + _text(exc.stderr)), pytrace=False)
+        if done.returncode != 0:
+            pytest.fail(self.report(block, f"exited with status {done.returncode}",
+                                    done.stdout + done.stderr), pytrace=False)
+        # An MCP example exits 0 whatever the server answered: an error must not be the answer.
+        if MCP_ERROR.search(done.stdout):
+            pytest.fail(self.report(block, "printed an MCP tool error or JSON-RPC error",
+                                    done.stdout + done.stderr), pytrace=False)
+
+    def start(self, block: Block) -> None:
+        path = self.tmp / f"block-{block.line}.sh"
+        path.write_text(self.script(block, carry=False), encoding="utf-8")
+        log = self.tmp / f"block-{block.line}.log"
+        with log.open("wb") as sink:
+            proc = subprocess.Popen(["bash", str(path)], cwd=self.repo, env=self.env,
+                                    stdout=sink, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.background.append((block, proc, log))
+        wait_until(lambda: proc.poll() is not None or self.ready(block),
+                   READY_TIMEOUT, what=f"{block.name()} to be ready")
+        if proc.poll() is not None:
+            pytest.fail(self.report(block, f"exited with status {proc.returncode} before it "
+                                    "was ready", log.read_text(errors="replace")),
+                        pytrace=False)
+
+    def ready(self, block: Block) -> bool:
+        """Whether what ``block`` starts is up: a worker's heartbeat, or a port answering."""
+        if re.search(r"\bcelery\b.*\bworker\b", block.text):
+            client = redis.Redis.from_url(self.redis_url)
+            try:
+                prefix = self.env["ROOKHAVEN_KEY_PREFIX"]
+                return any(True for _ in client.scan_iter(match=f"{prefix}:worker:*"))
+            finally:
+                client.close()
+        if "--http" in block.text:
+            named = re.search(r"--port[ =](\d+)", block.text)
+            port = int(named.group(1)) if named else int(self.env["ROOKHAVEN_MCP_PORT"])
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+        pytest.fail(f"{block.name()} runs until Ctrl-C, but this test cannot tell when it is "
+                    "ready: teach Session.ready how", pytrace=False)
+
+    def check_still_running(self) -> None:
+        for block, proc, log in self.background:
+            if proc.poll() is not None:
+                pytest.fail(self.report(block, f"exited with status {proc.returncode} while "
+                                        "the later blocks ran", log.read_text(errors="replace")),
+                            pytrace=False)
+
+    def stop(self) -> None:
+        for _, proc, _ in self.background:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for _, proc, _ in self.background:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+    @staticmethod
+    def report(block: Block, what: str, output: str) -> str:
+        return (f"{block.name()} {what}:\n{block.text}--- its output (last 6000 characters)"
+                f" ---\n{output[-6000:]}")
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data if isinstance(data, str) else data.decode(errors="replace")
+
+
+@pytest.fixture
+def session(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Session]:
+    repo = clone(tmp_path / "rookhaven")
+    cheap_venv(repo)
+    work = tmp_path / "work"
+    work.mkdir()
+    shell = Session(repo, base_environment(redis_url, key_prefix, tmp_path), redis_url, work)
+    try:
+        yield shell
+    finally:
+        shell.stop()
+
+
+def test_every_shell_block_of_the_pipeline_and_mcp_sections_runs_in_a_fresh_clone(
+        session: Session) -> None:
+    readme = (session.repo / "README.md").read_text(encoding="utf-8")
+    found = blocks(readme)
+    assert len(found) >= 6, [b.name() for b in found]
+    for block in found:
+        if block.skip is not None:
+            continue
+        if block.long_running:
+            session.start(block)
+        else:
+            session.run(block)
+    session.check_still_running()

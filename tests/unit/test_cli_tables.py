@@ -1,0 +1,27 @@
+"""The people's view of a result: exact integer scores and the engine as users name it."""
+
+from __future__ import annotations
+
+from rookhaven import Document, RetrievalRequest, retrieve
+from rookhaven.cli.tables import audit_summary, exact_score, hits_table, score_scale
+
+DOCS = [Document(id=f"d{i}", text=f"crane {i} tide {i % 3} berth", fields={"title": f"t{i}"})
+        for i in range(8)]
+
+
+def test_scores_show_as_the_engines_integers_and_the_engine_as_name_at_version() -> None:
+    result = retrieve(RetrievalRequest(query="crane and tide", recallBudget=4, seed="s"), DOCS,
+                      "bm25@2")
+    scale = score_scale(result)
+    assert scale == 1 << 24
+    rows = hits_table(result, {d.id: d for d in DOCS}).splitlines()[2:]
+    for row, hit in zip(rows, result.hits, strict=True):
+        units = int(row.split()[2])
+        assert units / scale == hit.score  # exact: the JSON's float is units / 2**24
+    assert "engine bm25@2;" in audit_summary(result)
+
+
+def test_a_score_that_is_not_a_whole_number_of_units_is_shown_as_stored() -> None:
+    assert exact_score(0.1, 1 << 24) == "0.1"
+    assert exact_score(1.5, None) == "1.5"
+    assert exact_score(1.5, 2) == "3"
