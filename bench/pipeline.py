@@ -6,7 +6,8 @@ and deletes its keys afterwards:
     .venv/bin/python bench/pipeline.py --redis redis://127.0.0.1:6379/0 --jobs 5000
 
 Measured, in the same run and on the same requests:
-1. inline: one Retriever (index built once) answering every request in this process;
+1. inline: one Retriever (index built once) answering every request in this process, as
+   the canonical result bytes (``result_data``: the fastest inline path to those bytes);
 2. bulk: the same requests through ``Pipeline.submit_many`` (batch messages) to one
    ``celery -A workers worker -c N`` (N pool processes), until every job is done;
 3. single: a share of them as one message per job (batch size 1);
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 
 from bench.noop_app import TASK_NOOP  # noqa: E402
-from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven import RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Pipeline, open_pipeline  # noqa: E402
@@ -59,6 +60,26 @@ def stored(pipe: Pipeline, digest: str) -> int:
     """Results stored over the bench corpus: one ZCARD, so polling it costs the workers
     nothing (polling thousands of job states would compete with them for the 2 cores)."""
     return pipe.store.audits.count(corpus=digest)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds (user + system) used so far by ``pids`` and their children's trees."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+        total += cpu_seconds([int(c) for c in children])
+    return total
+
+
+def redis_cpu(pipe: Pipeline) -> float:
+    info = pipe.store.client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def through_queue(pipe: Pipeline, digest: str, reqs: list[Any], tag: str) -> float:
@@ -115,8 +136,8 @@ def main() -> None:
         started = time.perf_counter()
         inline = Retriever(docs, pipe.settings.engine)
         built = time.perf_counter()
-        for request in reqs:
-            inline.retrieve(request)
+        for request in reqs:  # the fastest inline path to the bytes a worker stores
+            canonical_bytes(inline.result_data(request))
         rows["inline"] = args.jobs / (time.perf_counter() - built)
         print(f"inline: index {built - started:.2f} s, {rows['inline']:.0f} requests/s",
               flush=True)
@@ -124,8 +145,13 @@ def main() -> None:
         worker = workers.start("bench", args.concurrency, app="bench.noop_app")
         warm = make(4 * args.concurrency, tag="warm-")
         through_queue(pipe, digest, warm, "warm-up")  # each pool process builds its index once
+        before = (cpu_seconds([worker.pid]), redis_cpu(pipe), time.process_time())
         rows["bulk"] = args.jobs / through_queue(pipe, digest, reqs, "bulk")
-        print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s", flush=True)
+        used = [(b - a) / args.jobs * 1e6 for a, b in zip(before, (
+            cpu_seconds([worker.pid]), redis_cpu(pipe), time.process_time()), strict=True)]
+        print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s; CPU per job: workers "
+              f"{used[0]:.0f} us, Redis {used[1]:.0f} us (all its clients), this submitter "
+              f"{used[2]:.0f} us; inline {1e6 / rows['inline']:.0f} us", flush=True)
 
         single = Pipeline(pipe.store, pipe.dispatcher,
                           pipe.settings.with_overrides(batch_size=1))

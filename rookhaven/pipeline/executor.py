@@ -16,11 +16,17 @@ from ..core.canonical import canonical_bytes
 from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
-from ..store.rounds import Reply
+from ..store.rounds import Reply, Round
 from .cache import RetrieverCache
 from .celeryconf import SOFT_LIMIT_SHARE
 
 log = logging.getLogger("rookhaven.pipeline")
+
+# Jobs begun together, whose results are stored together: one round trip per chunk. A
+# worker killed mid-chunk has charged each of them an attempt; a job begun before (attempts
+# above 0 when claimed) then runs in a chunk of its own, so a job that kills its worker
+# reaches the attempt limit alone and every other job is charged at most one extra attempt.
+CHUNK = 8
 
 
 class Executor:
@@ -38,30 +44,37 @@ class Executor:
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'.
 
-        Each job is begun (charged an attempt) right before it is computed, so a worker
-        killed mid-batch costs an attempt only to the job it was computing; the begin of
-        the next job travels with the previous job's result, one round trip per job.
+        Jobs go in chunks of ``CHUNK``: a chunk is begun (each job charged an attempt) in
+        the round trip that stores the previous chunk's results, so a batch costs one round
+        trip per chunk, not two per job (see ``CHUNK`` for what a crash then costs).
         With ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas
         (one WAIT for the whole message); ReplicationError if they are not, and the caller
         must not acknowledge the message. A job's log line comes after that confirmation.
         """
         started = self.store.jobs.start(job_ids, worker)
-        outcomes = {job_id: (f"skipped:{verdict}", 0.0)
-                    for job_id, (verdict, _, spec) in zip(job_ids, started, strict=True)
-                    if spec is None}
-        runnable = [(job_id, spec) for job_id, (_, _, spec) in zip(job_ids, started,
-                                                                   strict=True)
-                    if spec is not None]
-        begun = self._begin_alone(runnable[0][0] if runnable else None, worker)
-        for at, (job_id, spec) in enumerate(runnable):
-            after = runnable[at + 1][0] if at + 1 < len(runnable) else None
-            began = time.perf_counter()
-            try:
-                outcome, begun = self._step(job_id, spec, begun, after, worker)
-            except BaseException:  # the soft time limit: logged at once, as it ends the task
-                _logged(job_id, "interrupted", time.perf_counter() - began)
-                raise
-            outcomes[job_id] = (outcome, time.perf_counter() - began)
+        outcomes: dict[str, tuple[str, float]] = {}
+        runnable: list[tuple[str, int, JobSpec]] = []
+        for job_id, (verdict, attempts, spec) in zip(job_ids, started, strict=True):
+            if spec is None:
+                outcomes[job_id] = (f"skipped:{verdict}", 0.0)
+            else:
+                runnable.append((job_id, attempts, spec))
+        chunks = _chunks(runnable)
+        round_ = self.store.round()
+        begun = self._queue_begins(round_, chunks[0] if chunks else [], worker)
+        round_.send(f"beginning {len(begun)} job(s)")
+        for at, chunk in enumerate(chunks):
+            round_ = self.store.round()
+            stored = self._compute_chunk(chunk, begun, round_, outcomes)
+            begun = self._queue_begins(round_, chunks[at + 1] if at + 1 < len(chunks) else [],
+                                       worker)
+            round_.send(f"storing {len(stored)} result(s) and beginning {len(begun)} job(s)")
+            for job_id, seconds, put in stored:
+                try:
+                    put.get()
+                    outcomes[job_id] = ("done", seconds)
+                except IntegrityError:  # logged, recorded and the job closed by the store
+                    outcomes[job_id] = ("failed", seconds)
         timed = [(job_id, *outcomes[job_id]) for job_id in dict.fromkeys(job_ids)]
         try:
             self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")
@@ -71,37 +84,52 @@ class Executor:
             raise
         return [_logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
 
-    def _begin_alone(self, job_id: str | None, worker: str) -> Reply[tuple[str, int]] | None:
-        """Begin ``job_id`` in a round trip of its own (None: nothing to begin)."""
-        if job_id is None:
-            return None
-        round_ = self.store.round()
-        reply = self.store.jobs.queue_begin(round_, job_id, worker,
-                                            self.settings.job_max_attempts)
-        round_.send(f"beginning job {job_id}")
-        return reply
+    def _queue_begins(self, round_: Round, chunk: list[tuple[str, int, JobSpec]],
+                      worker: str) -> list[Reply[tuple[str, int]]]:
+        limit = self.settings.job_max_attempts
+        return [self.store.jobs.queue_begin(round_, job_id, worker, limit)
+                for job_id, _, _ in chunk]
 
-    def _step(self, job_id: str, spec: JobSpec, begun: Reply[tuple[str, int]] | None,
-              after: str | None, worker: str) -> tuple[str, Reply[tuple[str, int]] | None]:
-        """Run one begun job; how it ended, and the begin of ``after`` (sent)."""
-        assert begun is not None  # every runnable job is begun before its step
+    def _compute_chunk(self, chunk: list[tuple[str, int, JobSpec]],
+                       begun: list[Reply[tuple[str, int]]], round_: Round,
+                       outcomes: dict[str, tuple[str, float]],
+                       ) -> list[tuple[str, float, Reply[str]]]:
+        """Compute a begun chunk, queueing each result on ``round_``; the jobs that ended
+        otherwise go to ``outcomes``. If the soft time limit ends the task, the results
+        computed before it are stored first."""
+        stored: list[tuple[str, float, Reply[str]]] = []
+        try:
+            for (job_id, _, spec), reply in zip(chunk, begun, strict=True):
+                began = time.perf_counter()
+                try:
+                    outcome, put = self._step(job_id, spec, reply, round_)
+                except BaseException:  # logged at once, as it ends the task
+                    _logged(job_id, "interrupted", time.perf_counter() - began)
+                    raise
+                if put is None:
+                    outcomes[job_id] = (outcome, time.perf_counter() - began)
+                else:
+                    stored.append((job_id, time.perf_counter() - began, put))
+        except self._fatal:
+            round_.send(f"storing {len(stored)} result(s) before the task ends")
+            raise
+        return stored
+
+    def _step(self, job_id: str, spec: JobSpec, begun: Reply[tuple[str, int]],
+              round_: Round) -> tuple[str, Reply[str] | None]:
+        """Compute one begun job and queue its result on ``round_`` ('done' and the put's
+        reply), or how it ended otherwise (and None)."""
         verdict, attempt = begun.get()
         if verdict == "failed":
             log.error("job %s failed: its attempts are spent", job_id, extra={"job": job_id})
-            return "failed", self._begin_alone(after, worker)
+            return "failed", None
         if verdict != "run":
-            return f"skipped:{verdict}", self._begin_alone(after, worker)
+            return f"skipped:{verdict}", None
         try:
             result, audit = self.compute(spec)
-            round_ = self.store.round()
-            stored = self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
-                                                  result, audit)
-            following = None if after is None else self.store.jobs.queue_begin(
-                round_, after, worker, self.settings.job_max_attempts)
-            round_.send(f"storing result {spec.key}")
         except (InputError, EngineMismatchError) as exc:
             self._fail(job_id, exc, permanent=True)
-            return "failed", self._begin_alone(after, worker)
+            return "failed", None
         except self._fatal as exc:  # the soft time limit: say which limit, and where it is set
             limit = self.settings.task_time_limit
             self._fail(job_id, exc, permanent=False, detail=(
@@ -114,12 +142,9 @@ class Executor:
             log.exception("job %s attempt %d failed", job_id, attempt,
                           extra={"job": job_id, "attempt": attempt})
             verdict = self._fail(job_id, exc, permanent=False)
-            return ("retry" if verdict == "queued" else "failed"), self._begin_alone(after, worker)
-        try:
-            stored.get()
-        except IntegrityError:
-            return "failed", following  # logged, recorded and the job closed by the store
-        return "done", following
+            return ("retry" if verdict == "queued" else "failed"), None
+        return "done", self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
+                                                    result, audit)
 
     def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key."""
@@ -143,6 +168,27 @@ class Executor:
         error = f"{exc.__class__.__name__}: {detail or exc}"
         return self.store.jobs.fail(job_id, error, permanent=permanent,
                                     max_attempts=self.settings.job_max_attempts)
+
+
+def _chunks(runnable: list[tuple[str, int, JobSpec]]) -> list[list[tuple[str, int, JobSpec]]]:
+    """``runnable`` (job id, attempts so far, spec) in chunks of up to CHUNK; a job begun
+    before runs in a chunk of its own."""
+    chunks: list[list[tuple[str, int, JobSpec]]] = []
+    current: list[tuple[str, int, JobSpec]] = []
+    for job in runnable:
+        if job[1] > 0:
+            if current:
+                chunks.append(current)
+                current = []
+            chunks.append([job])
+            continue
+        current.append(job)
+        if len(current) == CHUNK:
+            chunks.append(current)
+            current = []
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 def _logged(job_id: str, outcome: str, seconds: float) -> str:

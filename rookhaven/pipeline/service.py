@@ -98,15 +98,22 @@ class Pipeline:
     def submit_many(self, requests: Sequence[RetrievalRequest], corpus: str = "latest",
                     provider: str | None = None,
                     params: dict[str, Any] | None = None) -> list[JobRef]:
-        """``submit`` for many requests over one corpus; new jobs go out in batch messages."""
+        """``submit`` for many requests over one corpus; new jobs go out in batch messages.
+
+        Recorded and sent a batch at a time, so workers start on the first batch while the
+        rest is recorded; every job's record is written before its message."""
         digest = self.store.corpora.resolve(corpus)
         specs = [self.spec(r, digest, provider, params) for r in requests]
-        verdicts = self.store.jobs.create_many(specs)
-        # A submission is answered only once the job records would survive a failover.
-        self.store.replication.confirm(f"recording {len(specs)} job(s)")
-        new = list(dict.fromkeys(s.key for s, v in zip(specs, verdicts, strict=True)
-                                 if v == "new"))
-        self.dispatcher.send(new, self.settings.batch_size)
+        size = self.settings.batch_size
+        verdicts: list[str] = []
+        for at in range(0, len(specs), size):
+            batch = specs[at: at + size]
+            answered = self.store.jobs.create_many(batch)
+            # A submission is answered only once the job records would survive a failover.
+            self.store.replication.confirm(f"recording {len(batch)} job(s)")
+            self.dispatcher.send(list(dict.fromkeys(
+                s.key for s, v in zip(batch, answered, strict=True) if v == "new")), size)
+            verdicts += answered
         return [JobRef(job_id=s.key, result_key=s.key, cached=v == "cached",
                        state=_STATE_AFTER[v], corpus_digest=digest)
                 for s, v in zip(specs, verdicts, strict=True)]

@@ -18,6 +18,7 @@ from celery import Celery
 
 from rookhaven import Retriever, canonical_bytes
 from rookhaven.pipeline import TASK_JOB, celery_config
+from rookhaven.pipeline.executor import CHUNK
 from tests.conftest import wait_until
 from tests.integration.workerfarm import (
     WorkerFarm,
@@ -66,9 +67,10 @@ def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
     drained = time.monotonic() - started
     records = [r for r in pipe.store.jobs.get_many(ids) if r]
     assert [r.id for r in records if r.state == "failed"] == []
-    # Attempts are charged per job begun: most jobs never lost one.
-    assert max(r.attempts for r in records) <= pipe.settings.job_max_attempts
-    assert sum(r.attempts == 1 for r in records) >= len(ids) - 12 * kills
+    # Attempts are charged per chunk begun (two pool processes, CHUNK jobs each, per kill),
+    # and a job charged once runs alone after: most jobs never lost one, none lost two.
+    assert max(r.attempts for r in records) <= 2
+    assert sum(r.attempts == 1 for r in records) >= len(ids) - 2 * (CHUNK + 2) * kills
     reference = Retriever(documents(300), pipe.settings.engine)
     for ref, request in list(zip(refs, requests(JOBS, tag="storm-"), strict=True))[::97]:
         assert pipe.result(ref.result_key) == canonical_bytes(reference.retrieve(request))

@@ -134,6 +134,31 @@ def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
     assert pipeline.sweep().requeued == []  # fresh again: nothing to do for sweep_after
 
 
+def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"berth {i}") for i in range(20)],
+                                "port")
+    ids = [r.job_id for r in refs]
+    jobs = pipeline.store.jobs
+    jobs.start([ids[3]], "dead")  # begun once by a worker that died: a suspect now
+    jobs.begin(ids[3], "dead", settings.job_max_attempts)
+    jobs.requeue(jobs.stale(queued_before=0, running_before=1e12, alive=lambda _: set(),
+                            limit=99)[0], settings.job_max_attempts)
+    rounds: list[tuple[object, list[str]]] = []  # each round kept, so no id is reused
+    queue_begin = jobs.queue_begin
+
+    def spy(round_, job_id, worker, max_attempts):  # type: ignore[no-untyped-def]
+        if not rounds or rounds[-1][0] is not round_:
+            rounds.append((round_, []))
+        rounds[-1][1].append(job_id)
+        return queue_begin(round_, job_id, worker, max_attempts)
+
+    monkeypatch.setattr(jobs, "queue_begin", spy)
+    assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 20
+    assert [begun for _, begun in rounds] == [ids[:3], [ids[3]], ids[4:12], ids[12:20]]
+    assert [pipeline.job(i).attempts for i in ids] == [1, 1, 1, 2] + [1] * 16
+
+
 def test_claims_cost_no_attempt_and_a_job_that_never_finishes_fails_saying_why(
         pipeline: Pipeline, settings: Settings) -> None:
     (ref,) = pipeline.submit_many([RetrievalRequest(query="berth 1")], "port")
