@@ -7,6 +7,7 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -49,6 +50,7 @@ class Replayer:
                  cache: RetrieverCache | None = None) -> None:
         self.store = store
         self.executor = Executor(store, settings, cache=cache)
+        self._corpora: set[str] = set()  # digests seen stored (a missing one is asked again)
 
     def recipe(self, key: str, audit: dict[str, Any]) -> JobSpec | None:
         """How ``key`` was made, from its audit (``core.recipe``); the job record only for
@@ -65,11 +67,22 @@ class Replayer:
         return JobSpec(key=key, request=found.request, corpus_digest=found.corpus_digest,
                        provider=found.engine.ref, params=params)
 
-    def replay(self, key: str) -> Verdict:
-        """Replay the result stored under ``key`` with the engine its audit names."""
+    def replay_many(self, keys: Sequence[str], page: int = 100) -> Iterator[Verdict]:
+        """``replay`` of each key, in order, reading results and audits a page at a time."""
+        for at in range(0, len(keys), page):
+            chunk = list(keys[at: at + page])
+            results = self.store.results.get_many(chunk)
+            audits = self.store.results.audit_many(chunk)
+            for key, result, audit in zip(chunk, results, audits, strict=True):
+                both = None if result is None or audit is None else (result, audit)
+                yield self.replay(key, both)
+
+    def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
+        """Replay the result stored under ``key`` with the engine its audit names
+        (``stored_bytes``: its result and audit, if already read)."""
         try:
-            stored = self.store.results.get(key)
-            stored_audit = self.store.results.audit(key)
+            stored, stored_audit = stored_bytes or (self.store.results.get(key),
+                                                    self.store.results.audit(key))
         except NotFoundError as exc:
             return Verdict(key=key, outcome="missing-result", detail=str(exc))
         audit = _parse(stored_audit)
@@ -93,7 +106,9 @@ class Replayer:
                            detail="the audit cannot rebuild the request or the parameters, "
                                   "and no job record holds them")
         try:
-            self.store.corpora.entry(spec.corpus_digest)
+            if spec.corpus_digest not in self._corpora:  # stored by digest: immutable
+                self.store.corpora.entry(spec.corpus_digest)
+                self._corpora.add(spec.corpus_digest)
         except NotFoundError as exc:
             return Verdict(key=key, outcome="missing-corpus", corpus_digest=spec.corpus_digest,
                            stored_engine=stored_engine, detail=str(exc))

@@ -101,8 +101,8 @@ class Verifier:
         for verdict in verdicts:
             log.error("verification alarm: %s for %s: %s", verdict.outcome, verdict.key,
                       verdict.detail, extra={"key": verdict.key, "outcome": verdict.outcome})
-        for done, key in enumerate(keys, start=1):
-            verdict = self.replayer.replay(key)
+        for done, (key, verdict) in enumerate(zip(keys, self.replayer.replay_many(keys),
+                                                  strict=True), start=1):
             verdicts.append(verdict)
             if verdict.alarm:
                 log.error("verification alarm: %s for %s at %s", verdict.outcome, key,

@@ -1,0 +1,123 @@
+"""Where a full audited retrieve spends its time: each stage of the bytes path, exclusive.
+
+Run by hand (not a test):
+
+    .venv/bin/python bench/retrieve_split.py bench/data/syn100k --engine bm25@2 --k 10 100
+
+For each query file of the directory (q3.jsonl, q8.jsonl) and each ``--k``, the requests
+run through ``Retriever.result_data`` and ``canonical_bytes`` (what a worker stores) once to
+warm up, then once timed with every stage wrapped: tokenise (the analyzer), decompose,
+allocate (largest remainder), streams and tie keys, kernel (the index's scoring and top-k),
+select (top-k cut and merge order), encode (canonical bytes), and the rest (audit assembly
+and the glue in ``result_data``). Times are exclusive: a stage's nested stages are not
+counted twice. The wrappers cost a little per call; the untimed rate is printed beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+
+from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven.core import analyzer, engine  # noqa: E402
+from rookhaven.core.canonical import canonical_bytes  # noqa: E402
+from rookhaven.corpusfile import load_corpus  # noqa: E402
+
+STAGES = ("tokenise", "decompose", "allocate", "streams+tie keys", "kernel", "select",
+          "encode", "rest")
+
+
+class Clock:
+    """Exclusive time per stage, with a stack so nested stages are subtracted."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = defaultdict(float)
+        self._stack: list[list[Any]] = []
+
+    def wrap(self, stage: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            frame = [stage, time.perf_counter(), 0.0]  # stage, start, nested time
+            self._stack.append(frame)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self._stack.pop()
+                took = time.perf_counter() - frame[1]
+                self.spent[stage] += took - frame[2]
+                if self._stack:
+                    self._stack[-1][2] += took
+        return timed
+
+
+def instrument(retriever: Retriever, clock: Clock) -> None:
+    engine.decompose = clock.wrap("decompose", engine.decompose)  # type: ignore[attr-defined]
+    engine.largest_remainder = clock.wrap(  # type: ignore[attr-defined]
+        "allocate", engine.largest_remainder)
+    engine.derive_streams = clock.wrap(  # type: ignore[attr-defined]
+        "streams+tie keys", engine.derive_streams)
+    engine.TieKeys = clock.wrap("streams+tie keys", engine.TieKeys)  # type: ignore[attr-defined]
+    engine.top_k = clock.wrap("select", engine.top_k)  # type: ignore[attr-defined]
+    engine.ranked = clock.wrap("select", engine.ranked)  # type: ignore[attr-defined]
+    cls = analyzer.Analyzer
+    cls.terms = clock.wrap("tokenise", cls.terms)  # type: ignore[method-assign]
+    for index in {id(retriever.index): retriever.index,
+                  id(retriever._parts): retriever._parts}.values():
+        for name in ("top", "score", "score_of"):
+            if hasattr(index, name):
+                setattr(index, name, clock.wrap("kernel", getattr(index, name)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus_dir", type=Path)
+    parser.add_argument("--engine", default="bm25@2")
+    parser.add_argument("--k", type=int, nargs="+", default=[10, 100])
+    args = parser.parse_args()
+
+    docs = load_corpus(args.corpus_dir / "corpus.jsonl", max_docs=10**7)
+    built = time.perf_counter()
+    retriever = Retriever(docs, args.engine)
+    print(f"{args.engine} over {len(docs):,} documents: index built in "
+          f"{time.perf_counter() - built:.1f} s")
+    runs = []
+    for name in ("q3.jsonl", "q8.jsonl"):
+        lines = (args.corpus_dir / name).read_bytes().splitlines()
+        queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+        for k in args.k:
+            reqs = [RetrievalRequest(query=q, recall_budget=k, seed=f"s{i}")
+                    for i, q in enumerate(queries)]
+            runs.append((f"{name[:2]}@{k}", reqs))
+    plain = {}
+    for label, reqs in runs:
+        for request in reqs:  # warm: JIT, caches, expansions
+            canonical_bytes(retriever.result_data(request))
+        began = time.perf_counter()
+        for request in reqs:
+            canonical_bytes(retriever.result_data(request))
+        plain[label] = len(reqs) / (time.perf_counter() - began)
+    clock = Clock()
+    instrument(retriever, clock)
+    encode = clock.wrap("encode", canonical_bytes)
+    whole = clock.wrap("rest", retriever.result_data)
+    print(f"{'':8}{'req/s':>8}{'us/req':>8}  " + "  ".join(f"{s:>9}" for s in STAGES))
+    for label, reqs in runs:
+        clock.spent.clear()
+        for request in reqs:
+            encode(whole(request))
+        total = sum(clock.spent.values())
+        shares = "  ".join(f"{clock.spent[s] / total:9.1%}" for s in STAGES)
+        print(f"{label:8}{plain[label]:8.0f}{total / len(reqs) * 1e6:8.0f}  {shares}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""The verifier's replay rate: a nightly sample and ``verify --all`` over many stored results.
+
+Run by hand (not a test), against a Redis you name; it writes under its own key prefix
+and deletes it afterwards:
+
+    .venv/bin/python bench/verifier.py --redis redis://127.0.0.1:6379/0 \
+        --dataset ../shared/datasets/npl --results 100000
+
+It stores ``--results`` results (the dataset's queries under distinct seeds, computed by
+the workers' own ``Executor`` in this process, which is faster than through the queue and
+gives the same bytes), then times a sampled run (``--sample``, as the nightly task) and a
+run over every stored result (as ``rookhaven verify --all``), each replaying every chosen
+result with the engine its audit names and comparing bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+
+from rookhaven import RetrievalRequest  # noqa: E402
+from rookhaven.config import Settings  # noqa: E402
+from rookhaven.corpusfile import load_corpus  # noqa: E402
+from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
+from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
+from rookhaven.store import Store  # noqa: E402
+from rookhaven.verification import Selection, Verifier  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis", default=os.environ.get("ROOKHAVEN_REDIS_URL",
+                                                          "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--dataset", type=Path, required=True)
+    parser.add_argument("--results", type=int, default=100_000)
+    parser.add_argument("--sample", type=int, default=200)
+    args = parser.parse_args()
+
+    prefix = f"rh-verify-{os.getpid()}"
+    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": args.redis,
+                                      "ROOKHAVEN_KEY_PREFIX": prefix,
+                                      "ROOKHAVEN_LOG_LEVEL": "warning"})
+    store = Store.from_settings(settings)
+    docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
+    lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
+    queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+    try:
+        pipe = Pipeline(store, RecordingDispatcher(), settings)
+        pipe.add_corpus(docs, "bench")
+        executor = Executor(store, settings)
+        began = time.perf_counter()
+        for at in range(0, args.results, 1000):
+            reqs = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
+                                     seed=f"v{i}") for i in range(at, min(at + 1000,
+                                                                          args.results))]
+            ids = [ref.job_id for ref in pipe.submit_many(reqs, "bench")]
+            executor.run(ids, "bench")
+        print(f"stored {args.results:,} results of {args.dataset.name} in "
+              f"{time.perf_counter() - began:.0f} s", flush=True)
+        verifier = Verifier(store, settings)
+        for label, selection in (
+                (f"sample of {args.sample}", Selection(sample=args.sample, seed="bench")),
+                ("all", Selection(all=True))):
+            began = time.perf_counter()
+            run = verifier.run(selection)
+            took = time.perf_counter() - began
+            assert run.matched == run.checked and not run.alarms, run
+            print(f"{label}: {run.checked:,} replayed and matched in {took:.1f} s "
+                  f"({run.checked / took:,.0f} results/s)", flush=True)
+    finally:
+        keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
+        for at in range(0, len(keys), 1000):
+            store.client.delete(*keys[at: at + 1000])
+
+
+if __name__ == "__main__":
+    main()
