@@ -103,6 +103,8 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path,
                         help="a BEIR directory (corpus.jsonl, queries.jsonl) instead of the "
                              "synthetic corpus, e.g. /work/shared/datasets/cranfield")
+    parser.add_argument("--queries", default="queries.jsonl",
+                        help="the query file in --dataset (syn100k has q3.jsonl and q8.jsonl)")
     parser.add_argument("--fast", action="store_true",
                         help="the integration tests' short heartbeat and sweep intervals")
     args = parser.parse_args()
@@ -118,7 +120,7 @@ def main() -> None:
     pipe = open_pipeline(Settings.from_mapping(env))
     if args.dataset:
         docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
-        lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
+        lines = (args.dataset / args.queries).read_bytes().splitlines()
         queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
 
         def make(n: int, tag: str = "") -> list[RetrievalRequest]:

@@ -157,6 +157,7 @@ class Settings:
     unacked_restore_interval: float = 2.0
     worker_heartbeat: float = 10.0
     index_cache_size: int = 4
+    worker_prefetch: int = 1
     beat_schedule_file: Path | None = None
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
@@ -204,6 +205,12 @@ class Settings:
                 f"ROOKHAVEN_REDIS_REPLICA_TIMEOUT ({self.redis_replica_timeout:g} s) must be "
                 f"below ROOKHAVEN_REDIS_TIMEOUT ({self.redis_timeout:g} s), or the socket gives "
                 "up before WAIT answers; lower the first or raise the second"
+            )
+        if self.worker_prefetch > self.index_cache_size:
+            raise ConfigError(
+                f"ROOKHAVEN_WORKER_PREFETCH ({self.worker_prefetch}) exceeds "
+                f"ROOKHAVEN_INDEX_CACHE_SIZE ({self.index_cache_size}): the cache would drop "
+                "what was prefetched; lower the first or raise the second"
             )
         if self.visibility_timeout <= self.task_time_limit:
             raise ConfigError(
@@ -392,6 +399,10 @@ SPECS: tuple[Spec, ...] = (
          "(seconds, at most a week)"),
     Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1, 1000),
          "built corpus indexes each worker process keeps in memory (indexes)"),
+    Spec("ROOKHAVEN_WORKER_PREFETCH", "worker_prefetch", _whole(0, 1000),
+         "corpora (the most recently stored) a worker indexes with the default engine before "
+         "it starts its pool, so every pool process begins with them built and shares their "
+         "memory; at most ROOKHAVEN_INDEX_CACHE_SIZE (corpora)"),
     Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text,
          "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
     Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1, PORT_MAX),

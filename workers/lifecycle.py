@@ -108,6 +108,18 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
                     _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
         log.info("warmed up the engine", extra={"seconds": round(warm_up(), 3)})
 
+    def on_worker_init(sender: Any = None, **_: Any) -> None:
+        if not ours(sender) or runtime.settings.worker_prefetch == 0:
+            return
+        began = time.perf_counter()
+        try:
+            digests = runtime.prefetch()
+        except RookhavenError as exc:  # the pool indexes on demand instead
+            log.warning("could not prefetch corpora: %s", exc)
+            return
+        log.info("prefetched %d corpus index(es)", len(digests),
+                 extra={"corpora": digests, "seconds": round(time.perf_counter() - began, 3)})
+
     def on_child(**_: Any) -> None:
         runtime.reset()
 
@@ -150,6 +162,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
 
     # weak=False: the handlers are closures that nothing else holds.
     worker_init.connect(on_init, weak=False)
+    worker_init.connect(on_worker_init, weak=False)
     beat_init.connect(on_init, weak=False)
     worker_process_init.connect(on_child, weak=False)
     worker_ready.connect(on_ready, weak=False)

@@ -13,7 +13,7 @@ import socket
 import uuid
 
 from rookhaven.config import Settings
-from rookhaven.pipeline import Executor, Pipeline, open_pipeline
+from rookhaven.pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from rookhaven.store import Store
 
 INSTANCE = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -29,10 +29,27 @@ class WorkerRuntime:
         self._store: Store | None = None
         self._executor: Executor | None = None
         self._pipeline: Pipeline | None = None
+        self._prefetched: RetrieverCache | None = None
 
     def reset(self) -> None:
-        """Forget every connection (called in each new pool child)."""
+        """Forget every connection (called in each new pool child); prefetched indexes
+        are kept: plain data, inherited from the parent, shared until written."""
         self._store = self._executor = self._pipeline = None
+
+    def prefetch(self) -> list[str]:
+        """Index the ``worker_prefetch`` most recently stored corpora with the default
+        engine, in this (the main) process before it forks its pool; their digests."""
+        settings = self.settings
+        store = Store.from_settings(settings)
+        try:
+            cache = RetrieverCache(store.corpora.load, settings.index_cache_size)
+            digests = store.corpora.recent(settings.worker_prefetch)
+            for digest in reversed(digests):  # the newest is used last: evicted last
+                cache.get(digest, settings.engine, {})
+        finally:
+            store.close()
+        self._prefetched = cache
+        return digests
 
     def store(self) -> Store:
         """This process's store."""
@@ -43,7 +60,10 @@ class WorkerRuntime:
     def executor(self) -> Executor:
         """This process's executor, with its index cache."""
         if self._executor is None:
-            self._executor = Executor(self.store(), self.settings, self._fatal)
+            store = self.store()
+            cache = (self._prefetched.rebound(store.corpora.load)
+                     if self._prefetched is not None else None)
+            self._executor = Executor(store, self.settings, self._fatal, cache)
         return self._executor
 
     def pipeline(self) -> Pipeline:

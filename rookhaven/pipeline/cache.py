@@ -52,5 +52,13 @@ class RetrieverCache:
             self._retrievers.popitem(last=False)
         return built
 
+    def rebound(self, load: Callable[[str], Corpus]) -> RetrieverCache:
+        """A cache holding what this one holds, loading misses with ``load`` (a forked pool
+        process keeps the indexes its parent built, not the parent's Redis connection)."""
+        copy = RetrieverCache(load, self._size)
+        copy._providers = dict(self._providers)
+        copy._retrievers = OrderedDict(self._retrievers)
+        return copy
+
     def __len__(self) -> int:
         return len(self._retrievers)

@@ -103,6 +103,14 @@ class CorpusStore:
                            added=float(added if added is not None else fields["stored"]),
                            documents=int(fields["documents"]), bytes=int(fields["bytes"]))
 
+    def recent(self, count: int) -> list[str]:
+        """The digests of the ``count`` corpora stored most recently, newest first."""
+        if count <= 0:
+            return []
+        ctx = self._ctx
+        with translated(ctx.client, "listing recent corpora"):
+            return [text(d) for d in ctx.client.zrange(ctx.keys.corpora, -count, -1)][::-1]
+
     def entries(self, name: str | None = None) -> list[CorpusEntry]:
         """Every (name, version) in the registry, or only ``name``'s versions, oldest first;
         stored corpora never given a name are listed with name None."""

@@ -138,3 +138,24 @@ def test_the_command_line_adds_a_corpus_submits_waits_and_reads_back(
         env={k: v for k, v in env.items() if k != "ROOKHAVEN_REDIS_URL"},
         capture_output=True, text=True, timeout=60)
     assert unconfigured.returncode == 2 and "set ROOKHAVEN_REDIS_URL" in unconfigured.stderr
+
+
+def test_a_worker_indexes_the_newest_corpus_before_it_forks_its_pool(
+        env: dict[str, str], tmp_path: Path) -> None:
+    pipe = pipeline(env)
+    docs = documents()
+    digest = pipe.add_corpus(docs, "port").digest
+    farm = WorkerFarm({**env, "ROOKHAVEN_LOG_LEVEL": "info"}, tmp_path)
+    try:
+        farm.start("prefetcher", concurrency=2)
+        lines = [json.loads(line) for line in (tmp_path / "prefetcher.log").read_bytes()
+                 .splitlines() if line.startswith(b"{")]
+        prefetched = [e for e in lines if e["msg"].startswith("prefetched")]
+        assert [e["corpora"] for e in prefetched] == [[digest]]
+        request = requests(1, tag="prefetched-")[0]
+        ref = pipe.submit(request, "port")
+        wait_until(lambda: all_done(pipe, [ref.job_id]), 60, what="a job on the prefetched index")
+        expected = Retriever(docs, pipe.settings.engine).retrieve(request)
+        assert pipe.result(ref.result_key) == canonical_bytes(expected)
+    finally:
+        farm.stop_all()

@@ -10,7 +10,7 @@ import fakeredis
 import orjson
 import pytest
 
-from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
+from rookhaven import Corpus, Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, InvalidRequestError
 from rookhaven.logs import configure_logging
@@ -305,3 +305,36 @@ def test_the_job_line_is_emitted_at_the_default_log_level(
                 if orjson.loads(line).get("job") == ref.job_id]
     assert entry["level"] == "info" and entry["state"] == "done"
     assert entry["msg"].startswith(f"job {ref.job_id} done in ") and entry["seconds"] >= 0
+
+
+def test_a_rebound_cache_keeps_built_indexes_and_loads_misses_its_own_way(
+        pipeline: Pipeline, settings: Settings) -> None:
+    digest = pipeline.store.corpora.resolve("port")
+    parent = Executor(pipeline.store, settings).cache
+    built = parent.get(digest, settings.engine, {})
+    loads: list[str] = []
+
+    def load(d: str):  # type: ignore[no-untyped-def]
+        loads.append(d)
+        return pipeline.store.corpora.load(d)
+
+    child = parent.rebound(load)
+    assert child.get(digest, settings.engine, {}) is built and loads == []
+    other = pipeline.add_corpus(DOCS[:10], "small").digest
+    child.get(other, settings.engine, {})
+    assert loads == [other] and len(parent) == 1
+
+
+def test_recent_corpora_are_listed_newest_first() -> None:
+    ticks = iter(range(1_000, 2_000))
+    store = Store(fakeredis.FakeRedis(), "r", clock=lambda: float(next(ticks)))
+    first = store.corpora.put(Corpus(DOCS), "port").digest
+    second = store.corpora.put(Corpus(DOCS[:5]), "small").digest
+    assert store.corpora.recent(1) == [second]
+    assert store.corpora.recent(5) == [second, first]
+    assert store.corpora.recent(0) == []
+
+
+def test_prefetching_more_corpora_than_the_cache_holds_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"ROOKHAVEN_WORKER_PREFETCH \(5\) exceeds"):
+        Settings.from_mapping({"ROOKHAVEN_WORKER_PREFETCH": "5"})
