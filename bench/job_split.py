@@ -8,9 +8,11 @@ and deletes it afterwards:
 
 It records ``--jobs`` jobs (as ``submit_many`` would, without sending messages), then runs
 them in batches through the worker's own ``Executor`` with its store methods wrapped in
-timers: claim (START, one pipeline per batch), begin (BEGIN, per job), compute (the
-engine: ``result_data``), encode (canonical bytes), put (COMPLETE, per job), confirm (WAIT;
-nothing at MIN_REPLICAS=0). The inline core on the same requests is the yardstick. Celery's
+timers: claim (START, one round trip per batch), compute and encode (the engine's
+``result_data`` and canonical bytes), queue results (each result's log leaf and script
+arguments), send rounds (each chunk's COMPLETE and the next chunk's BEGIN, one round trip),
+confirm (WAIT; nothing at MIN_REPLICAS=0); CPU per job of this process and of the Redis
+server. The inline core on the same requests is the yardstick. Celery's
 own cost per message is what ``bench/pipeline.py`` reports as the no-op floor.
 """
 
@@ -20,16 +22,14 @@ import argparse
 import os
 import sys
 import time
-from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
+from bench.retrieve_split import Clock  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.core.canonical import canonical_bytes  # noqa: E402
@@ -37,18 +37,9 @@ from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
 from rookhaven.store import Store  # noqa: E402
+from rookhaven.store.rounds import Round  # noqa: E402
 
 Timers = dict[str, float]
-
-
-def timed(timers: Timers, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        began = time.perf_counter()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            timers[name] += time.perf_counter() - began
-    return wrapper
 
 
 def main() -> None:
@@ -87,16 +78,18 @@ def main() -> None:
 
         executor = Executor(store, settings)
         executor.cache.get(pipe.store.corpora.resolve("bench"), settings.engine, {})
-        timers: Timers = defaultdict(float)
+        clock = Clock()  # exclusive times: a claim's own round trip is the claim's
+        timers = clock.spent
         jobs, results = store.jobs, store.results
-        jobs.start = timed(timers, "claim (START)", jobs.start)  # type: ignore[method-assign]
-        jobs.begin = timed(timers, "begin (BEGIN)", jobs.begin)  # type: ignore[method-assign]
-        results.put = timed(timers, "put (COMPLETE)", results.put)  # type: ignore[method-assign]
-        store.replication.confirm = timed(  # type: ignore[method-assign]
-            timers, "confirm (WAIT)", store.replication.confirm)
-        real_compute = executor.compute
-        executor.compute = timed(  # type: ignore[method-assign]
-            timers, "compute + encode", real_compute)
+        jobs.start = clock.wrap("claim (parse START)", jobs.start)  # type: ignore[method-assign]
+        results.queue_put = clock.wrap(  # type: ignore[method-assign]
+            "queue results (leaf, args)", results.queue_put)
+        Round.send = clock.wrap("round trips (START, COMPLETE+BEGIN)",  # type: ignore[method-assign]
+                                Round.send)
+        store.replication.confirm = clock.wrap(  # type: ignore[method-assign]
+            "confirm (WAIT)", store.replication.confirm)
+        executor.compute = clock.wrap(  # type: ignore[method-assign]
+            "compute + encode", executor.compute)
         server_before = _server_cpu(store)
         cpu_began = time.process_time()
         began = time.perf_counter()
