@@ -11,6 +11,7 @@ order in which terms or documents are added cannot change them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Context, Decimal
 
 import numpy as np
@@ -52,6 +53,14 @@ def term_impacts(index: InvertedIndex, k1: float, b: float,
                  term_idf: npt.NDArray[np.float64]) -> npt.NDArray[np.int32]:
     """floor(SCALE * idf * tf (k1 + 1) / (tf + K_d)), at least 1, for every posting."""
     norm = length_factors(index, k1, b)
+    return fixed_point(index, term_idf, lambda tf, docs: tf * (k1 + 1.0) / (tf + norm[docs]))
+
+
+def fixed_point(index: InvertedIndex, term_idf: npt.NDArray[np.float64],
+                part: Callable[[npt.NDArray[np.float64], npt.NDArray[np.int32]],
+                               npt.NDArray[np.float64]]) -> npt.NDArray[np.int32]:
+    """floor(SCALE * idf * part(tf, docs)), at least 1, for every posting, in blocks of
+    postings (bounding the float64 temporaries); ``part`` is the term-frequency factor."""
     out = np.empty(len(index.docs), dtype=np.int32)
     for lo in range(0, len(out), BLOCK):
         hi = min(lo + BLOCK, len(out))
@@ -61,8 +70,7 @@ def term_impacts(index: InvertedIndex, k1: float, b: float,
                  - np.maximum(index.offsets[first:last + 1], lo))
         term = np.repeat(np.arange(first, last + 1), spans)
         tf = index.tfs[lo:hi].astype(np.float64) / WEIGHT_ONE  # power-of-two division: exact
-        saturated = tf * (k1 + 1.0) / (tf + norm[index.docs[lo:hi]])
-        units = np.floor(term_idf[term] * saturated * SCALE)
+        units = np.floor(term_idf[term] * part(tf, index.docs[lo:hi]) * SCALE)
         out[lo:hi] = np.maximum(units, 1).astype(np.int32)
     return out
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..index import WEIGHT_ONE, InvertedIndex
-from .impacts import BLOCK, SCALE
+from ..index import InvertedIndex
+from .impacts import fixed_point
 
 TF_BOUNDS = ("none", "bm25+", "bm25l")
 
@@ -44,16 +44,5 @@ def bounded_impacts(index: InvertedIndex, k1: float, b: float,
                     delta: float) -> npt.NDArray[np.int32]:
     """floor(SCALE * idf * saturated(tf)), at least 1, for every posting, in blocks."""
     lengths = length_ratios(index, b)
-    out = np.empty(len(index.docs), dtype=np.int32)
-    for lo in range(0, len(out), BLOCK):
-        hi = min(lo + BLOCK, len(out))
-        first = int(np.searchsorted(index.offsets, lo, side="right")) - 1
-        last = int(np.searchsorted(index.offsets, hi - 1, side="right")) - 1
-        spans = (np.minimum(index.offsets[first + 1:last + 2], hi)
-                 - np.maximum(index.offsets[first:last + 1], lo))
-        term = np.repeat(np.arange(first, last + 1), spans)
-        tf = index.tfs[lo:hi].astype(np.float64) / WEIGHT_ONE  # power-of-two division: exact
-        part = saturated(tf, lengths[index.docs[lo:hi]], k1, bound, delta)
-        units = np.floor(term_idf[term] * part * SCALE)
-        out[lo:hi] = np.maximum(units, 1).astype(np.int32)
-    return out
+    return fixed_point(index, term_idf,
+                       lambda tf, docs: saturated(tf, lengths[docs], k1, bound, delta))
