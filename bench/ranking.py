@@ -11,7 +11,10 @@ peak resident memory, and single-query throughput for q3/q8 x top-10/top-100. Ro
 answers with the full retrieve (decomposition, ranking and the audit record): engine
 ``rookhaven`` produces the canonical result bytes a worker stores, ``rookhaven-model`` the
 validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``; ``rookhaven:NAME@VERSION``
-(e.g. ``--engines rookhaven:bm25@1,rookhaven:bm25@2``) ranks with that engine version. Peers
+(e.g. ``--engines rookhaven:bm25@1,rookhaven:bm25@2``) ranks with that engine version;
+``rookhaven-cold:bm25@3`` is ``rookhaven`` with bm25@3's feedback memo emptied before every
+query, so each pass pays the first retrieval and the term choice (the memo would otherwise
+answer every pass after the first). Peers
 are asked one query per call and return ids. Missing peers are reported as such, never faked.
 """
 
@@ -118,13 +121,16 @@ def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
 
 
 def build_rookhaven(documents: list[Document], decompose: bool = True, *, models: bool = True,
-                    engine: str = "bm25", **params: object) -> Search:
+                    engine: str = "bm25", cold: bool = False, **params: object) -> Search:
     """Rookhaven's full retrieve: decomposition, ranking, audit record. With ``models``, the
     validated pydantic result (``Retriever.retrieve``); without, the canonical result bytes
     a worker stores (``Retriever.result_data`` encoded), ids read back from the plain data."""
     retriever = Retriever(documents, engine, **params)
+    memo = getattr(retriever.index, "_feedback", None) if cold else None
 
     def search(query: str, k: int) -> list[str]:
+        if memo is not None:
+            memo.clear()
         request = RetrievalRequest(query=query, recall_budget=k, decompose=decompose)
         if models:
             return [h.id for h in retriever.retrieve(request).hits]
@@ -195,7 +201,8 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3) -> dict[str, objec
         # "rookhaven:bm25@1" names an engine version; plain "rookhaven" is the default one.
         kind, _, version = engine.partition(":")
         search: Search = build_rookhaven(corpus, models=kind == "rookhaven-model",  # type: ignore[arg-type]
-                                         engine=version or "bm25")
+                                         engine=version or "bm25",
+                                         cold=kind == "rookhaven-cold")
     elif engine == "bm25s":
         search = build_bm25s(ids, texts)
     elif engine == "bm25s-numba":

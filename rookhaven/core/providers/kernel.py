@@ -13,6 +13,11 @@ non-essential terms could still lift to the cut are kept, and those terms are th
 up per candidate, or scanned over the window when the candidates are many. A query term
 is a group of postings lists (itself, its prefix extensions, its synonyms) whose value
 for a document is the best of them; a term's short lists are merged first.
+
+A plan with more than ``MAX_PRUNED`` query terms (bm25@3's feedback query: the query's terms
+and ten light expansion terms) skips the pruning: each window adds every posting and scores
+the documents that reach the cut. Those bounds sum above the cut for long, so MaxScore kept
+most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ __all__ = ["AVAILABLE", "top_candidates"]
 SMALL_LIST = 2048
 # Documents per window: 4096 measured best of 2048-16384 on the 100k synthetic corpus.
 WINDOW = 4096
+# Plans with more query terms than this are scored exhaustively per window (ADR 0018).
+MAX_PRUNED = 10
 
 
 def _sift_min(heap: Any, k: int) -> None:
@@ -176,17 +183,11 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int,
     return merged_d, merged_v, table[:rows], new_groups
 
 
-def _record(out_d: Any, out_s: Any, n_out: int, d: Any, score: Any) -> Any:
-    """Append (d, score) to the output arrays, doubling them when full."""
-    if n_out == len(out_d):
-        grown_d = np.empty(2 * n_out, dtype=np.int64)
-        grown_s = np.empty(2 * n_out, dtype=np.int64)
-        grown_d[:n_out] = out_d
-        grown_s[:n_out] = out_s
-        out_d, out_s = grown_d, grown_s
-    out_d[n_out] = d
-    out_s[n_out] = score
-    return out_d, out_s
+def _grown(a: Any, need: int) -> Any:
+    """``a`` copied into an array of at least ``need`` entries (twice its size or more)."""
+    b = np.empty(max(2 * len(a), need), dtype=a.dtype)
+    b[:len(a)] = a
+    return b
 
 
 def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
@@ -257,23 +258,72 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
     return nt
 
 
+def _add(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
+         pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any, gt: Any) -> None:
+    """Add one query term (list rows ``lo:hi``) to every document of the window ``[w0, w1)``."""
+    q = lists[lo, 5]
+    if hi - lo == 1:
+        ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
+        w, e = lists[lo, 3], lists[lo, 2]
+        p = _seek(ds, pos[lo], e, w0)
+        if w == (1 << wbits):
+            while p < e and ds[p] < w1:
+                dl = ds[p] - w0
+                acc[dl] += q * np.int64(vs[p])
+                cnt[dl] += 1
+                p += 1
+        else:
+            while p < e and ds[p] < w1:
+                dl = ds[p] - w0
+                acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
+                cnt[dl] += 1
+                p += 1
+        pos[lo] = p
+        return
+    ng = 0
+    for li in range(lo, hi):
+        ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+        w, e = lists[li, 3], lists[li, 2]
+        p = _seek(ds, pos[li], e, w0)
+        while p < e and ds[p] < w1:
+            dl = ds[p] - w0
+            v = _weighted(np.int64(vs[p]), w, wbits)
+            if gval[dl] == 0:
+                gt[ng] = dl
+                ng += 1
+            if v > gval[dl]:
+                gval[dl] = v
+            p += 1
+        pos[li] = p
+    for i in range(ng):
+        dl = gt[i]
+        acc[dl] += q * gval[dl]
+        cnt[dl] += 1
+        gval[dl] = 0
+
+
 def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
-           pos: Any, w0: int, wbits: int, acc: Any, cnt: Any, cand: Any, nc: int) -> None:
+           pos: Any, w0: int, wbits: int, acc: Any, cnt: Any, cand: Any, nc: int,
+           gval: Any) -> None:
     """Look each candidate (ascending) up in one query term's lists; add its best value."""
     q = lists[lo, 5]
+    for li in range(lo, hi):
+        ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+        w, e = lists[li, 3], lists[li, 2]
+        p = pos[li]
+        for i in range(nc):
+            dl = cand[i]
+            p = _seek(ds, p, e, w0 + dl)
+            if p < e and ds[p] == w0 + dl:
+                gval[dl] = max(gval[dl], _weighted(np.int64(vs[p]), w, wbits))
+        pos[li] = p
     for i in range(nc):
         dl = cand[i]
-        d = w0 + dl
-        best = np.int64(0)
-        for li in range(lo, hi):
-            ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
-            p = _seek(ds, pos[li], lists[li, 2], d)
-            pos[li] = p
-            if p < lists[li, 2] and ds[p] == d:
-                best = max(best, _weighted(np.int64(vs[p]), lists[li, 3], wbits))
+        best = gval[dl]
         if best > 0:
             acc[dl] += q * best
             cnt[dl] += 1
+            gval[dl] = 0
 
 
 def _drop_hopeless(cand: Any, nc: int, acc: Any, cnt: Any, rest: Any, left: int, theta: Any,
@@ -294,7 +344,7 @@ def _drop_hopeless(cand: Any, nc: int, acc: Any, cnt: Any, rest: Any, left: int,
 
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
-                    window: int) -> Any:
+                    window: int, max_pruned: int) -> Any:
     if k <= 0 or len(given) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     merged_d, merged_v, lists, groups = _fold_small(docs, impacts, given, given_groups, wbits,
@@ -322,9 +372,42 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_out = 0
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
+    exhaustive = n_groups > max_pruned
+    if exhaustive:
+        # Many terms of small weight (a feedback query): their bounds sum above the cut for
+        # long, so pruning keeps most candidates and costs more than it saves (ADR 0018).
+        # Every posting is added; the window's matches are scored against the cut.
+        for w0 in range(0, n_docs, window):
+            w1 = min(w0 + window, n_docs)
+            for g in range(n_groups):
+                _add(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
+                     w0, w1, wbits, acc, cnt, gval, gt)
+            # The window's documents that may reach the cut, without a branch per document
+            # (whether one matched is a coin toss the predictor loses).
+            nc = 0
+            for dl in range(w1 - w0):
+                cand[nc] = dl
+                nc += (cnt[dl] > 0) & (acc[dl] >= theta)
+            if n_out + nc > len(out_d):  # room for every candidate, outside the loop below
+                out_d = _grown(out_d, n_out + nc)
+                out_s = _grown(out_s, n_out + nc)
+            for i in range(nc):
+                dl = cand[i]
+                score = _covered(acc[dl], cnt[dl], cov_one, cov_c, distinct)
+                if score < theta:
+                    continue
+                out_d[n_out] = dl + w0
+                out_s[n_out] = score
+                n_out += 1
+                size = _push(heap, size, k, score)
+                if size == k and heap[0] > theta:
+                    theta = heap[0]
+            for dl in range(w1 - w0):
+                acc[dl] = 0
+                cnt[dl] = 0
     # Every touched entry is zeroed before the next window (dropped candidates by
     # _drop_hopeless, the rest as they are scored): each window starts from zero arrays.
-    for w0 in range(0, n_docs, window):
+    for w0 in range(0, 0 if exhaustive else n_docs, window):
         w1 = min(w0 + window, n_docs)
         nt = 0
         for gi in range(n_ne, n_groups):
@@ -334,6 +417,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
         cand[:nt] = touched[:nt]
         nc = _drop_hopeless(cand, nt, acc, cnt, ne_total, n_ne, theta, cov_one, cov_c, distinct)
         rest = ne_total
+        rest_at = rest
         ordered = False
         for gi in range(n_ne - 1, -1, -1):
             if nc == 0:
@@ -347,12 +431,19 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     cand[:nc].sort()
                     ordered = True
                 _probe(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                       w0, wbits, acc, cnt, cand, nc)
+                       w0, wbits, acc, cnt, cand, nc, gval)
             else:
                 _scan(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
                       w0, w1, wbits, acc, cnt, gval, gt, touched, 0, False)
             rest -= bound[g]
-            nc = _drop_hopeless(cand, nc, acc, cnt, rest, gi, theta, cov_one, cov_c, distinct)
+            # Filter again only once the bound left has fallen by a quarter: a light term
+            # drops few candidates, and a pass over them all per term cost 5-9% (ADR 0018).
+            if gi == 0 or (rest_at - rest) * 4 >= rest_at:
+                nc = _drop_hopeless(cand, nc, acc, cnt, rest, gi, theta, cov_one, cov_c, distinct)
+                rest_at = rest
+        if n_out + nc > len(out_d):  # room for every survivor, outside the loop below
+            out_d = _grown(out_d, n_out + nc)
+            out_s = _grown(out_s, n_out + nc)
         for i in range(nc):
             dl = cand[i]
             u, m = acc[dl], cnt[dl]
@@ -363,7 +454,8 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             score = _covered(u, m, cov_one, cov_c, distinct)
             if score < theta:
                 continue
-            out_d, out_s = _record(out_d, out_s, n_out, dl + w0, score)
+            out_d[n_out] = dl + w0
+            out_s[n_out] = score
             n_out += 1
             size = _push(heap, size, k, score)
             if size == k and heap[0] > theta:
@@ -382,18 +474,21 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
 
 
 if njit is not None:
-    _sift_min = njit(cache=True, nogil=True)(_sift_min)
-    _push = njit(cache=True, nogil=True)(_push)
-    _covered = njit(cache=True, nogil=True)(_covered)
-    _weighted = njit(cache=True, nogil=True)(_weighted)
-    _seek = njit(cache=True, nogil=True)(_seek)
-    _below = njit(cache=True, nogil=True)(_below)
+    # Inlined into the kernel: a compiled call passing arrays costs an atomic reference
+    # count per array, which was a tenth of the kernel's time (ADR 0018).
+    _sift_min = njit(cache=True, nogil=True, inline='always')(_sift_min)
+    _push = njit(cache=True, nogil=True, inline='always')(_push)
+    _covered = njit(cache=True, nogil=True, inline='always')(_covered)
+    _weighted = njit(cache=True, nogil=True, inline='always')(_weighted)
+    _seek = njit(cache=True, nogil=True, inline='always')(_seek)
+    _below = njit(cache=True, nogil=True, inline='always')(_below)
     _merge_into = njit(cache=True, nogil=True)(_merge_into)
     _fold_small = njit(cache=True, nogil=True)(_fold_small)
-    _scan = njit(cache=True, nogil=True)(_scan)
-    _probe = njit(cache=True, nogil=True)(_probe)
-    _drop_hopeless = njit(cache=True, nogil=True)(_drop_hopeless)
-    _record = njit(cache=True, nogil=True)(_record)
+    _scan = njit(cache=True, nogil=True, inline='always')(_scan)
+    _add = njit(cache=True, nogil=True, inline='always')(_add)
+    _probe = njit(cache=True, nogil=True, inline='always')(_probe)
+    _drop_hopeless = njit(cache=True, nogil=True, inline='always')(_drop_hopeless)
+    _grown = njit(cache=True, nogil=True)(_grown)
 
 
 _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else None
@@ -411,4 +506,5 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     """
     assert _kernel is not None
     return _kernel(docs, impacts, lists, groups, n_docs, wbits,  # type: ignore[no-any-return]
-                   k, cov_one, cov_c, distinct, SMALL_LIST, window or WINDOW)
+                   k, cov_one, cov_c, distinct, SMALL_LIST, window or WINDOW,
+                   MAX_PRUNED)

@@ -1,0 +1,95 @@
+"""The kernel's two paths (pruned MaxScore, exhaustive per window) against full scoring."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from rookhaven import Document
+from rookhaven.core.corpus import Corpus
+from rookhaven.core.providers import kernel
+from rookhaven.core.providers.bm25 import Bm25Provider
+from rookhaven.core.providers.bm25prf import Bm25PrfIndex, Bm25PrfProvider
+from rookhaven.core.providers.scoring import Bm25Scorer, Plan
+
+pytestmark = pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
+
+VOCAB = [f"w{i}" for i in range(50)] + ["wide", "widen", "widening", "wider"]
+
+
+def _corpus(seed: int, n: int = 600) -> Corpus:
+    rng = random.Random(seed)
+    docs = [Document(id=f"d{i:04d}", text=" ".join(
+        rng.choice(VOCAB[: rng.randint(3, len(VOCAB))]) for _ in range(rng.randint(1, 25))))
+        for i in range(n)]
+    # Copies of a few documents: equal scores, so ties at the cut are common.
+    docs += [Document(id=f"c{i:04d}", text=docs[i % 7].text) for i in range(40)]
+    return Corpus(docs)
+
+
+def _reference(scorer: Bm25Scorer, plan: Plan, k: int) -> tuple[list[int], list[int]]:
+    """Every document at or above the k-th best score of full scoring, by ordinal."""
+    ords, units = scorer.score_all(plan)
+    if k <= 0:
+        return [], []
+    if len(units) > k:
+        cut = np.partition(units, len(units) - k)[len(units) - k]
+        ords, units = ords[units >= cut], units[units >= cut]
+    return ords.tolist(), units.tolist()
+
+
+def _kernel(scorer: Bm25Scorer, plan: Plan, k: int) -> tuple[list[int], list[int]]:
+    ords, units = scorer.score_top(plan, k)
+    order = np.argsort(ords)
+    return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
+
+
+@pytest.fixture(scope="module")
+def prf_index() -> Bm25PrfIndex:
+    return Bm25PrfProvider(synonyms={"w1": ["w2"]}).build(_corpus(11))
+
+
+@pytest.mark.parametrize("max_pruned", [0, 3, 100])  # exhaustive, mixed, always pruned
+@pytest.mark.parametrize("window", [64, 4096])
+def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
+        prf_index: Bm25PrfIndex, max_pruned: int, window: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    monkeypatch.setattr(kernel, "WINDOW", window)
+    rng = random.Random(max_pruned * 7 + window)
+    scorer = prf_index.scorer
+    for _ in range(60):
+        terms = [rng.choice(VOCAB) for _ in range(rng.randint(1, 8))]
+        k = rng.choice([1, 2, 5, 10, 37, 100, 5000])  # 5000: more than match
+        # The expanded (weighted, 10+ terms) plan and the first pass's plan.
+        for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
+            assert _kernel(scorer, plan, k) == _reference(scorer, plan, k), (terms, k)
+
+
+@pytest.mark.parametrize("max_pruned", [0, 100])
+def test_ties_at_the_cut_are_all_kept_on_both_paths(max_pruned: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    monkeypatch.setattr(kernel, "WINDOW", 64)
+    # Twenty identical documents: every one of them ties for first place.
+    docs = [Document(id=f"t{i:03d}", text="tide pilot berth") for i in range(20)]
+    docs += [Document(id=f"o{i:03d}", text=f"tide w{i}") for i in range(200)]
+    index = Bm25Provider().build(Corpus(docs))
+    plan = index.plan(["tide", "pilot", "berth"])
+    for k in (1, 5, 19, 20, 21):
+        ords, units = _kernel(index.scorer, plan, k)
+        assert (ords, units) == _reference(index.scorer, plan, k)
+        assert len(ords) >= max(k, 20) if k <= 20 else len(ords) >= k
+
+
+@pytest.mark.parametrize("max_pruned", [0, 100])
+def test_empty_plans_and_k_zero_return_nothing(prf_index: Bm25PrfIndex, max_pruned: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    scorer = prf_index.scorer
+    assert _kernel(scorer, [], 10) == ([], [])
+    assert _kernel(scorer, prf_index.plan(["w3", "w4"]), 0) == ([], [])
+    unknown = prf_index.plan(["nothingmatchesthis"])
+    assert _kernel(scorer, unknown, 10) == _reference(scorer, unknown, 10)
