@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,10 +34,10 @@ from tests.integration.workerfarm import (
     farm,
     pipeline,
     requests,
-    states,
 )
+from tests.mcp_support import StdioSession
 
-JOBS = 480
+JOBS = 1200
 
 
 @pytest.fixture
@@ -74,12 +75,16 @@ def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
         tmp_path: Path) -> None:
     pipe = pipeline(env)
     docs = documents(1500)
-    pipe.add_corpus(docs, "port")
+    digest = pipe.add_corpus(docs, "port").digest
     workers.start("w1", concurrency=1, beat=True)
     workers.start("w2", concurrency=1)
     first, later = requests(JOBS), requests(100, tag="after-")
+    server = StdioSession({**env, "ROOKHAVEN_LOG_LEVEL": "warning"})  # lives through it all
+    server.initialize()
     ids = [r.job_id for r in pipe.submit_many(first, "port")]
-    wait_until(lambda: states(pipe, ids).get("done", 0) >= 60, 120, what="60 jobs done")
+    assert _tool(server, "get_job", {"jobId": ids[0]})["job_id"] == ids[0]
+    # One ZCARD per poll: polling 1,200 job states would slow the drain it waits on.
+    wait_until(lambda: pipe.store.audits.count(corpus=digest) >= 60, 120, what="60 jobs done")
 
     old_primary = nodes.ports["primary"]
     logs = sorted((tmp_path / "logs").glob("*.log"))
@@ -110,6 +115,11 @@ def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
                what=f"all {len(everything)} jobs done after the failover")
     recovered = time.monotonic() - killed
 
+    # The MCP server started before the kill reads from the new primary, not restarted.
+    fetched = _tool(server, "get_result", {"resultKey": more[-1].job_id})
+    assert fetched["result_key"] == more[-1].job_id and fetched["hits"]
+    assert server.close() == 0
+
     inline = Retriever(docs, pipe.settings.engine)
     for request, job_id in zip(first + later, everything, strict=True):
         assert pipe.result(job_id) == canonical_bytes(inline.retrieve(request))
@@ -125,6 +135,13 @@ def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
     print(f"\nfailover: new primary {failover:.1f} s after the SIGKILL; "
           f"all {len(everything)} jobs done {recovered:.1f} s after it; "
           f"{len(before)} acknowledged before the kill, none lost")
+
+
+def _tool(server: StdioSession, name: str, arguments: dict[str, Any]) -> Any:
+    reply = server.request("tools/call", {"name": name, "arguments": arguments})
+    result = reply["result"]
+    assert not result.get("isError"), result
+    return result["structuredContent"]
 
 
 def _submitted(pipe, requests):  # type: ignore[no-untyped-def]
