@@ -89,6 +89,9 @@ def test_a_job_that_kills_its_pool_child_stops_at_the_attempt_limit(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)
     pipe.add_corpus(documents(3000), "port")
+    # Not prefetched: the pool child indexes the corpus inside the job, which keeps the job
+    # running long enough to be killed mid-way (a prefetched one finishes in milliseconds).
+    workers.env["ROOKHAVEN_WORKER_PREFETCH"] = "0"
     worker = workers.start("victim", 1)
     (ref,) = pipe.submit_many(requests(1, tag="oom-"), "port")
     limit = pipe.settings.job_max_attempts
