@@ -38,13 +38,15 @@ _CONTEXT = Context(prec=40)
 
 @dataclass(frozen=True)
 class ForwardIndex:
-    """Each document's terms (ascending id) and field-weighted counts (1/16 units)."""
+    """Each document's terms (ascending id) and field-weighted counts (1/16 units, in the
+    inverted index's own type, uint16 when every count fits: sums and negations are taken
+    in int64)."""
 
     offsets: npt.NDArray[np.int64]
     terms: npt.NDArray[np.int32]
-    tfs: npt.NDArray[np.int64]
+    tfs: npt.NDArray[Any]  # uint16 or int32, as InvertedIndex.tfs
 
-    def vector(self, ordinal: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    def vector(self, ordinal: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         lo, hi = int(self.offsets[ordinal]), int(self.offsets[ordinal + 1])
         return self.terms[lo:hi], self.tfs[lo:hi]
 
@@ -57,7 +59,7 @@ def forward_index(index: InvertedIndex) -> ForwardIndex:
     offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
     np.cumsum(np.bincount(index.docs, minlength=index.n_docs), out=offsets[1:])
     return ForwardIndex(offsets=offsets, terms=terms[order],
-                        tfs=index.tfs[order].astype(np.int64))
+                        tfs=index.tfs[order])
 
 
 def eligible_terms(index: InvertedIndex, max_df: int, bits: int) -> npt.NDArray[np.bool_]:
@@ -107,11 +109,11 @@ def rm3_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_], docs: Se
     for ordinal, score in zip(docs, scores, strict=True):
         terms, tfs = forward.vector(ordinal)
         keep = eligible[terms]
-        terms, tfs = terms[keep], tfs[keep]
+        terms, tfs = terms[keep], tfs[keep].astype(np.int64)  # uint16 would wrap on negation
         if len(terms) > fb_terms:
             top = np.lexsort((terms, -tfs))[:fb_terms]  # most frequent, then lower id
             terms, tfs = terms[top], tfs[top]
-        norm = int(tfs.sum())
+        norm = int(tfs.sum(dtype=np.int64))
         if norm == 0:
             continue
         for t, tf in zip(terms.tolist(), tfs.tolist(), strict=True):
