@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Context, Decimal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..compiled import njit
 from ..index import WEIGHT_ONE, InvertedIndex
 
 FEEDBACK = ("none", "rm3", "bo1")
@@ -36,13 +38,15 @@ _CONTEXT = Context(prec=40)
 
 @dataclass(frozen=True)
 class ForwardIndex:
-    """Each document's terms (ascending id) and field-weighted counts (1/16 units)."""
+    """Each document's terms (ascending id) and field-weighted counts (1/16 units, in the
+    inverted index's own type, uint16 when every count fits: sums and negations are taken
+    in int64)."""
 
     offsets: npt.NDArray[np.int64]
     terms: npt.NDArray[np.int32]
-    tfs: npt.NDArray[np.int64]
+    tfs: npt.NDArray[Any]  # uint16 or int32, as InvertedIndex.tfs
 
-    def vector(self, ordinal: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    def vector(self, ordinal: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         lo, hi = int(self.offsets[ordinal]), int(self.offsets[ordinal + 1])
         return self.terms[lo:hi], self.tfs[lo:hi]
 
@@ -55,7 +59,7 @@ def forward_index(index: InvertedIndex) -> ForwardIndex:
     offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
     np.cumsum(np.bincount(index.docs, minlength=index.n_docs), out=offsets[1:])
     return ForwardIndex(offsets=offsets, terms=terms[order],
-                        tfs=index.tfs[order].astype(np.int64))
+                        tfs=index.tfs[order])
 
 
 def eligible_terms(index: InvertedIndex, max_df: int, bits: int) -> npt.NDArray[np.bool_]:
@@ -105,11 +109,11 @@ def rm3_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_], docs: Se
     for ordinal, score in zip(docs, scores, strict=True):
         terms, tfs = forward.vector(ordinal)
         keep = eligible[terms]
-        terms, tfs = terms[keep], tfs[keep]
+        terms, tfs = terms[keep], tfs[keep].astype(np.int64)  # uint16 would wrap on negation
         if len(terms) > fb_terms:
             top = np.lexsort((terms, -tfs))[:fb_terms]  # most frequent, then lower id
             terms, tfs = terms[top], tfs[top]
-        norm = int(tfs.sum())
+        norm = int(tfs.sum(dtype=np.int64))
         if norm == 0:
             continue
         for t, tf in zip(terms.tolist(), tfs.tolist(), strict=True):
@@ -120,7 +124,20 @@ def rm3_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_], docs: Se
 def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
                 tables: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
                 docs: Sequence[int], fb_terms: int) -> dict[int, int]:
-    """Bo1 weight per term id of the feedback documents, floored to 1/2**BO1_BITS."""
+    """Bo1 weight per term id of the feedback documents, floored to 1/2**BO1_BITS: the
+    compiled choice if numba is here, else the numpy reference (the same integers)."""
+    if _bo1_kernel is None:
+        return bo1_reference(forward, eligible, tables, docs, fb_terms)
+    slope, floor = tables
+    ids, units = _bo1_kernel(forward.offsets, forward.terms, forward.tfs, eligible, slope,
+                             floor, np.asarray(docs, dtype=np.int64), fb_terms)
+    return dict(zip(ids.tolist(), units.tolist(), strict=True))
+
+
+def bo1_reference(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
+                  tables: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+                  docs: Sequence[int], fb_terms: int) -> dict[int, int]:
+    """Bo1's choice in numpy calls: the reference the compiled path is tested against."""
     parts_t, parts_f = [], []
     for ordinal in docs:
         terms, tfs = forward.vector(ordinal)
@@ -141,6 +158,56 @@ def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
     ids, units = ids[keep], units[keep]
     top = np.lexsort((ids, -units))[:fb_terms]  # heaviest first, then the lower term id
     return dict(zip(ids[top].tolist(), units[top].tolist(), strict=True))
+
+
+def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, floor: Any,
+                docs: Any, fb_terms: int) -> tuple[Any, Any]:
+    """``bo1_reference`` as loops for numba: the feedback documents' eligible postings sorted
+    by term, summed per term (int64, then one exact conversion and a division by 16, as
+    numpy's float sum of small integers), weighed with one multiply and one add (numba does
+    not contract them), and the best ``fb_terms`` kept by insertion: ids arrive ascending,
+    so a term displaces only strictly lighter ones (ties: the lower id)."""
+    n = 0
+    for d in docs:
+        n += offsets[d + 1] - offsets[d]
+    got_t = np.empty(n, dtype=np.int64)
+    got_f = np.empty(n, dtype=np.int64)
+    m = 0
+    for d in docs:
+        for p in range(offsets[d], offsets[d + 1]):
+            t = terms[p]
+            if eligible[t]:
+                got_t[m] = t
+                got_f[m] = tfs[p]
+                m += 1
+    order = np.argsort(got_t[:m])
+    best_t = np.empty(fb_terms, dtype=np.int64)
+    best_u = np.empty(fb_terms, dtype=np.int64)
+    size = 0
+    scale = float(1 << BO1_BITS)
+    one = float(WEIGHT_ONE)
+    i = 0
+    while i < m:
+        t = got_t[order[i]]
+        total = 0
+        while i < m and got_t[order[i]] == t:
+            total += got_f[order[i]]
+            i += 1
+        weight = (float(total) / one) * slope[t] + floor[t]
+        u = np.int64(np.floor(weight * scale))
+        if u <= 0 or (size == fb_terms and u <= best_u[size - 1]):
+            continue
+        j = size if size < fb_terms else fb_terms - 1
+        while j > 0 and best_u[j - 1] < u:
+            best_t[j], best_u[j] = best_t[j - 1], best_u[j - 1]
+            j -= 1
+        best_t[j], best_u[j] = t, u
+        if size < fb_terms:
+            size += 1
+    return best_t[:size], best_u[:size]
+
+
+_bo1_kernel = njit(cache=True, nogil=True)(_bo1_choose) if njit is not None else None
 
 
 def interpolate(qtf: dict[int, int], feedback: dict[int, int], original: int) -> dict[int, int]:

@@ -1,0 +1,105 @@
+"""Bo1's compiled term choice against its numpy reference: the same ids and integer weights."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from rookhaven.core.providers import feedback
+from rookhaven.core.providers.feedback import (
+    ForwardIndex,
+    bo1_reference,
+    bo1_tables,
+    rm3_weights,
+)
+
+pytestmark = pytest.mark.skipif(feedback._bo1_kernel is None, reason="numba is not installed")
+
+
+def _forward(rng: random.Random, n_docs: int, vocab: int, dtype: type = np.int32) -> ForwardIndex:
+    offsets, terms, tfs = [0], [], []
+    for _ in range(n_docs):
+        ids = sorted(rng.sample(range(vocab), rng.randint(0, min(vocab, 40))))
+        terms += ids
+        # Few distinct counts (1/16 units): equal weights, so ties on the cut are common.
+        tfs += [rng.choice((16, 16, 32, 48, 8, 24, rng.randint(1, 4000))) for _ in ids]
+        offsets.append(len(terms))
+    return ForwardIndex(offsets=np.asarray(offsets, dtype=np.int64),
+                        terms=np.asarray(terms, dtype=np.int32),
+                        tfs=np.asarray(tfs, dtype=dtype))
+
+
+def _tables(rng: random.Random, vocab: int, n_docs: int,
+            decimal_logs: bool) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    if decimal_logs:  # as the index builds them, with repeated collection frequencies
+        cf = np.asarray([rng.choice((16, 32, rng.randint(1, 16 * n_docs))) for _ in range(vocab)],
+                        dtype=np.int64)
+        return bo1_tables(cf, n_docs)
+    # Arbitrary doubles: products whose floors sit near an integer boundary get exercised.
+    slope = np.asarray([rng.uniform(0, 24) for _ in range(vocab)])
+    floor = np.asarray([rng.choice((0.0, rng.uniform(0, 1e-3), rng.random()))
+                        for _ in range(vocab)])
+    return slope, floor
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32])
+@pytest.mark.parametrize("decimal_logs", [True, False])
+def test_compiled_bo1_chooses_what_the_reference_chooses(decimal_logs: bool, dtype: type) -> None:
+    rng = random.Random(18 + decimal_logs)
+    compared = 0
+    for _ in range(400):
+        n_docs, vocab = rng.randint(1, 60), rng.randint(1, 300)
+        forward = _forward(rng, n_docs, vocab, dtype)
+        eligible = np.asarray([rng.random() < 0.8 for _ in range(vocab)], dtype=bool)
+        tables = _tables(rng, vocab, n_docs, decimal_logs)
+        docs = rng.sample(range(n_docs), rng.randint(0, min(n_docs, 12)))
+        fb_terms = rng.choice((1, 3, 10, 20, 100))
+        expected = bo1_reference(forward, eligible, tables, docs, fb_terms)
+        got = feedback.bo1_weights(forward, eligible, tables, docs, fb_terms)
+        assert list(got.items()) == list(expected.items())
+        compared += len(expected) > 0
+    assert compared > 300  # most cases chose terms: the comparison was not vacuous
+
+
+def test_the_uncompiled_loops_choose_the_same() -> None:
+    rng = random.Random(7)
+    for _ in range(40):
+        forward = _forward(rng, 20, 60)
+        eligible = np.ones(60, dtype=bool)
+        slope, floor = _tables(rng, 60, 20, False)
+        docs = rng.sample(range(20), 10)
+        ids, units = feedback._bo1_choose(forward.offsets, forward.terms, forward.tfs, eligible,
+                                          slope, floor, np.asarray(docs, dtype=np.int64), 10)
+        expected = bo1_reference(forward, eligible, (slope, floor), docs, 10)
+        assert dict(zip(ids.tolist(), units.tolist(), strict=True)) == expected
+        assert len(expected) == 10
+
+
+def test_ties_go_to_the_lower_term_id() -> None:
+    forward = ForwardIndex(offsets=np.asarray([0, 4], dtype=np.int64),
+                           terms=np.asarray([1, 2, 5, 9], dtype=np.int32),
+                           tfs=np.asarray([16, 16, 16, 32], dtype=np.int32))
+    slope, floor = np.full(10, 2.0), np.zeros(10)
+    assert feedback.bo1_weights(forward, np.ones(10, dtype=bool), (slope, floor), [0], 2) == {
+        9: 4 << 20, 1: 2 << 20}
+
+
+def test_narrow_counts_choose_what_int64_counts_chose() -> None:
+    """The forward index keeps the inverted index's uint16/int32 counts (it held int64)."""
+    rng = random.Random(3)
+    for _ in range(100):
+        wide = _forward(rng, 30, 80, np.int64)
+        eligible = np.asarray([rng.random() < 0.8 for _ in range(80)], dtype=bool)
+        tables = _tables(rng, 80, 30, True)
+        docs = rng.sample(range(30), 10)
+        scores = [rng.randint(1, 1 << 40) for _ in docs]
+        for dtype in (np.uint16, np.int32):
+            narrow = dataclasses.replace(wide, tfs=wide.tfs.astype(dtype))
+            assert rm3_weights(narrow, eligible, docs, scores, 10) == rm3_weights(
+                wide, eligible, docs, scores, 10)
+            assert feedback.bo1_weights(narrow, eligible, tables, docs, 10) == bo1_reference(
+                wide, eligible, tables, docs, 10)
