@@ -9,8 +9,6 @@ default, decided in ``Settings.with_overrides`` alone. Tests pass a dict, never 
 from __future__ import annotations
 
 import dataclasses
-import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,101 +19,25 @@ from pydantic import ValidationError
 from .core.corpus import Corpus, DocumentLimits
 from .core.engines import engine_spec
 from .corpusfile import FileLimits, load_corpus
-from .errors import ConfigError, InputError, InvalidRequestError, shown
+from .errors import ConfigError, InvalidRequestError, shown
 from .models import DEFAULT_RECALL, DEFAULT_SEED, RetrievalRequest
+from .settingvalues import (
+    HOUR,
+    PORT_MAX,
+    WEEK,
+    check_utf8,
+    choice,
+    clock_time,
+    engine,
+    is_utf8,
+    key_prefix,
+    seconds,
+    text,
+    whole,
+)
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STRATIFY = ("none", "corpus", "age")
-
-
-# Upper bounds: a value past them is a typo or an attack, and some would overflow a
-# socket timeout, a sleep or a Redis argument. Durations are at most a week unless a
-# setting says otherwise.
-WEEK = 7 * 24 * 3600
-HOUR = 3600
-PORT_MAX = 65535
-KEY_PREFIX_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
-_KEY_PREFIX = re.compile(KEY_PREFIX_PATTERN)
-
-
-def _is_utf8(value: str) -> bool:
-    # Undecodable bytes in argv or the environment arrive as lone surrogates, which no
-    # encoder (orjson, Redis, hashlib) accepts further in.
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _check_utf8(**values: str | None) -> None:
-    for name, value in values.items():
-        if value is not None and not _is_utf8(value):
-            raise InvalidRequestError(f"{name} is not valid UTF-8 (it holds a lone surrogate, "
-                                      "or bytes that decode to none)")
-
-
-def _whole(minimum: int, maximum: int) -> Callable[[str], int]:
-    def parse(raw: str) -> int:
-        try:
-            value = int(raw.strip())
-        except ValueError:  # also a number of more than 4300 digits
-            value = None
-        if value is None or not minimum <= value <= maximum:
-            raise ValueError(f"must be a whole number from {minimum} to {maximum}")
-        return value
-    return parse
-
-
-def _seconds(maximum: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            value = math.nan
-        # Not "value <= 0": NaN compares false with everything and must be refused too.
-        if not (math.isfinite(value) and 0 < value <= maximum):
-            raise ValueError(f"must be a number of seconds > 0 and <= {maximum:.0f}")
-        return value
-    return parse
-
-
-def _text(raw: str) -> str:
-    if not raw.strip():
-        raise ValueError("must not be empty")
-    return raw
-
-
-def _key_prefix(raw: str) -> str:
-    # It starts every key and a SCAN MATCH pattern: a literal, never a glob or a separator.
-    if _KEY_PREFIX.fullmatch(raw) is None:
-        raise ValueError(f"must be 1 to 64 letters, digits, '.', '_' or '-', starting with a "
-                         f"letter or digit ({KEY_PREFIX_PATTERN})")
-    return raw
-
-
-def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(raw: str) -> str:
-        value = raw.strip().lower()
-        if value not in options:
-            raise ValueError(f"must be one of: {', '.join(options)}")
-        return value
-    return parse
-
-
-def _engine(raw: str) -> str:
-    try:
-        return engine_spec(raw.strip()).ref
-    except InputError as exc:
-        raise ValueError(str(exc).replace("unknown engine", "names an unknown engine")) from None
-
-
-def _clock_time(raw: str) -> str:
-    hours, _, minutes = raw.strip().partition(":")
-    if not (hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
-            and len(minutes) == 2):
-        raise ValueError("must be a time of day as HH:MM (UTC), like 02:30")
-    return f"{int(hours):02d}:{minutes}"
 
 
 @dataclass(frozen=True)
@@ -241,7 +163,7 @@ class Settings:
         Every front end (CLI, MCP tools) builds its requests here, so a default or a limit
         means the same everywhere.
         """
-        _check_utf8(query=query, seed=seed)
+        check_utf8(query=query, seed=seed)
         try:
             request = RetrievalRequest(
                 query=query,
@@ -272,7 +194,7 @@ class Settings:
                 f"seed is {len(request.seed)} characters; the limit is {self.max_seed_len} "
                 "(ROOKHAVEN_MAX_SEED_LEN)"
             )
-        _check_utf8(query=request.query, seed=request.seed)
+        check_utf8(query=request.query, seed=request.seed)
         return request
 
     @property
@@ -304,7 +226,7 @@ class Spec:
 
     def read(self, raw: str, source: str = "") -> Any:
         """``raw`` parsed, or a one-line ConfigError naming the variable and what it accepts."""
-        if not _is_utf8(raw):
+        if not is_utf8(raw):
             raise ConfigError(f"{self.variable}{source} is not valid UTF-8")
         try:
             return self.parse(raw)
@@ -318,116 +240,116 @@ class Spec:
 
 
 SPECS: tuple[Spec, ...] = (
-    Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(_text(raw)),
+    Spec("ROOKHAVEN_CORPUS_PATH", "corpus_path", lambda raw: Path(text(raw)),
          "corpus file (JSON array or JSON Lines) used when no corpus is named"),
-    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", _whole(1, 1_000_000),
+    Spec("ROOKHAVEN_DEFAULT_RECALL", "default_recall", whole(1, 1_000_000),
          "recall budget when a request gives none (documents)"),
-    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", _whole(1, 1_000_000),
+    Spec("ROOKHAVEN_MAX_RECALL", "max_recall", whole(1, 1_000_000),
          "largest recall budget a request may ask for (documents)"),
-    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", _whole(1, 1 << 20),
+    Spec("ROOKHAVEN_MAX_QUERY_LEN", "max_query_len", whole(1, 1 << 20),
          "longest query accepted (characters)"),
-    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", _whole(1, 100_000_000),
+    Spec("ROOKHAVEN_MAX_CORPUS_DOCS", "max_corpus_docs", whole(1, 100_000_000),
          "most documents a loaded corpus may hold (documents)"),
-    Spec("ROOKHAVEN_MAX_CORPUS_BYTES", "max_corpus_bytes", _whole(1, 1 << 40),
+    Spec("ROOKHAVEN_MAX_CORPUS_BYTES", "max_corpus_bytes", whole(1, 1 << 40),
          "largest corpus file read (bytes)"),
-    Spec("ROOKHAVEN_MAX_DOC_BYTES", "max_doc_bytes", _whole(64, 256 << 20),
+    Spec("ROOKHAVEN_MAX_DOC_BYTES", "max_doc_bytes", whole(64, 256 << 20),
          "largest document accepted, as its line in a JSON Lines file and as canonical JSON "
          "(bytes)"),
-    Spec("ROOKHAVEN_MAX_ID_LEN", "max_id_len", _whole(1, 4096),
+    Spec("ROOKHAVEN_MAX_ID_LEN", "max_id_len", whole(1, 4096),
          "longest document id accepted (characters)"),
-    Spec("ROOKHAVEN_MAX_METADATA_BYTES", "max_metadata_bytes", _whole(2, 256 << 20),
+    Spec("ROOKHAVEN_MAX_METADATA_BYTES", "max_metadata_bytes", whole(2, 256 << 20),
          "largest metadata of one document, as canonical JSON (bytes)"),
-    Spec("ROOKHAVEN_MAX_METADATA_DEPTH", "max_metadata_depth", _whole(1, 256),
+    Spec("ROOKHAVEN_MAX_METADATA_DEPTH", "max_metadata_depth", whole(1, 256),
          "deepest nesting of one document's metadata; the object itself is level 1 (levels)"),
-    Spec("ROOKHAVEN_MAX_SEED_LEN", "max_seed_len", _whole(1, 4096),
+    Spec("ROOKHAVEN_MAX_SEED_LEN", "max_seed_len", whole(1, 4096),
          "longest seed a request may give (characters)"),
-    Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", _text,
+    Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", text,
          "seed when a request gives none"),
-    Spec("ROOKHAVEN_ENGINE", "engine", _engine,
+    Spec("ROOKHAVEN_ENGINE", "engine", engine,
          "engine (NAME@VERSION, or NAME for its newest version) when none is named; "
          "see `rookhaven engines`"),
-    Spec("ROOKHAVEN_LOG_LEVEL", "log_level", _choice(LOG_LEVELS),
+    Spec("ROOKHAVEN_LOG_LEVEL", "log_level", choice(LOG_LEVELS),
          "least severe log level written to stderr"),
-    Spec("ROOKHAVEN_REDIS_URL", "redis_url", _text,
+    Spec("ROOKHAVEN_REDIS_URL", "redis_url", text,
          "Redis for the store and the Celery broker: redis://, rediss:// (TLS) or unix://, "
          "with user:password@ and /db, or sentinel://HOST:PORT,.../SERVICE/DB for the primary "
          "Redis Sentinel names"),
-    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", _key_prefix,
+    Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", key_prefix,
          "prefix of every Redis key Rookhaven writes: 1 to 64 letters, digits, '.', '_' or '-', "
          "starting with a letter or digit"),
-    Spec("ROOKHAVEN_MCP_HOST", "mcp_host", _text,
+    Spec("ROOKHAVEN_MCP_HOST", "mcp_host", text,
          "address `rookhaven mcp --http` binds; anything but loopback needs ROOKHAVEN_MCP_TOKEN"),
-    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", _whole(1, PORT_MAX),
+    Spec("ROOKHAVEN_MCP_PORT", "mcp_port", whole(1, PORT_MAX),
          "TCP port `rookhaven mcp --http` listens on"),
-    Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", _text,
+    Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", text,
          "bearer token HTTP clients must send (Authorization: Bearer <token>); "
          "required to bind a non-loopback address"),
-    Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", _seconds(HOUR),
+    Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", seconds(HOUR),
          "a connection to `rookhaven mcp --http` whose request is not wholly received this "
          "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
-    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", _seconds(HOUR),
+    Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
          "how long one Redis connect or command may take before the store gives up "
          "(seconds, at most an hour)"),
-    Spec("ROOKHAVEN_REDIS_MIN_REPLICAS", "redis_min_replicas", _whole(0, 100),
+    Spec("ROOKHAVEN_REDIS_MIN_REPLICAS", "redis_min_replicas", whole(0, 100),
          "replicas that must confirm (Redis WAIT) a job's writes before a worker acknowledges "
          "it, and a submission's before it returns; 0 trusts the primary alone (replicas)"),
-    Spec("ROOKHAVEN_REDIS_REPLICA_TIMEOUT", "redis_replica_timeout", _seconds(HOUR),
+    Spec("ROOKHAVEN_REDIS_REPLICA_TIMEOUT", "redis_replica_timeout", seconds(HOUR),
          "how long one WAIT for ROOKHAVEN_REDIS_MIN_REPLICAS may block before the job is "
          "retried; below ROOKHAVEN_REDIS_TIMEOUT (seconds, at most an hour)"),
-    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", _whole(1024, 512 << 20),
+    Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", whole(1024, 512 << 20),
          "largest piece a stored corpus is split into (bytes)"),
-    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", _whole(1, 10_000),
+    Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", whole(1, 10_000),
          "jobs carried by one batch task when many are submitted at once (jobs)"),
-    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", _whole(1, 1000),
+    Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", whole(1, 1000),
          "runs a job may start before the sweeper marks it failed (attempts)"),
-    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", _seconds(WEEK),
+    Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", seconds(WEEK),
          "age at which a queued job with no result is enqueued again (seconds, at most a week)"),
-    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", _seconds(WEEK),
+    Spec("ROOKHAVEN_SWEEP_INTERVAL", "sweep_interval", seconds(WEEK),
          "how often the beat schedule runs the sweeper (seconds, at most a week)"),
-    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", _seconds(WEEK),
+    Spec("ROOKHAVEN_TASK_TIME_LIMIT", "task_time_limit", seconds(WEEK),
          "hard limit on one task, single or batch; the pool child is killed after it "
          "(seconds, at most a week)"),
-    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", _seconds(WEEK),
+    Spec("ROOKHAVEN_VISIBILITY_TIMEOUT", "visibility_timeout", seconds(WEEK),
          "time before the broker redelivers an unacknowledged message; "
          "must exceed ROOKHAVEN_TASK_TIME_LIMIT (seconds, at most a week)"),
-    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", _seconds(WEEK),
+    Spec("ROOKHAVEN_UNACKED_RESTORE_INTERVAL", "unacked_restore_interval", seconds(WEEK),
          "how often workers look for unacknowledged messages to restore "
          "(seconds, at most a week)"),
-    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", _seconds(WEEK),
+    Spec("ROOKHAVEN_WORKER_HEARTBEAT", "worker_heartbeat", seconds(WEEK),
          "a worker silent this long is dead and its running jobs are swept "
          "(seconds, at most a week)"),
-    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", _whole(1, 1000),
+    Spec("ROOKHAVEN_INDEX_CACHE_SIZE", "index_cache_size", whole(1, 1000),
          "built corpus indexes each worker process keeps in memory (indexes)"),
-    Spec("ROOKHAVEN_WORKER_PREFETCH", "worker_prefetch", _whole(0, 1000),
+    Spec("ROOKHAVEN_WORKER_PREFETCH", "worker_prefetch", whole(0, 1000),
          "corpora (the most recently stored) a worker indexes with the default engine before "
          "it starts its pool, so every pool process begins with them built and shares their "
          "memory; at most ROOKHAVEN_INDEX_CACHE_SIZE (corpora)"),
-    Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", _text,
+    Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", text,
          "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
-    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", _whole(1, PORT_MAX),
+    Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", whole(1, PORT_MAX),
          "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
-    Spec("ROOKHAVEN_VERIFY_AT", "verify_at", _clock_time,
+    Spec("ROOKHAVEN_VERIFY_AT", "verify_at", clock_time,
          "time of day (HH:MM, UTC) the nightly verifier runs"),
-    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", _whole(1, 1_000_000),
+    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", whole(1, 1_000_000),
          "stored results the nightly verifier replays (results)"),
-    Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", _choice(STRATIFY),
+    Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", choice(STRATIFY),
          "how the nightly sample is spread: by corpus, by month stored, or not"),
     # The transparency log; see docs/adr/0013-transparency-log.md.
-    Spec("ROOKHAVEN_LOG_KEY_FILE", "log_key_file", lambda raw: Path(_text(raw)),
+    Spec("ROOKHAVEN_LOG_KEY_FILE", "log_key_file", lambda raw: Path(text(raw)),
          "private key (C2SP note format, mode 0600) that signs log checkpoints; "
          "`rookhaven log keygen` writes one"),
-    Spec("ROOKHAVEN_HEAL_INTERVAL", "heal_interval", _seconds(WEEK),
+    Spec("ROOKHAVEN_HEAL_INTERVAL", "heal_interval", seconds(WEEK),
          "how often beat looks for done jobs whose result was lost, to recompute them: a "
          "scan of every job record (seconds, at most a week)"),
-    Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", _seconds(WEEK),
+    Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", seconds(WEEK),
          "how often beat signs a checkpoint of the log when it grew (seconds, at most a week)"),
-    Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(_text(raw)),
+    Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(text(raw)),
          "a signed checkpoint kept outside Redis that the nightly verifier checks the log "
          "against (file)"),
-    Spec("ROOKHAVEN_VERIFY_VERIFIER_KEY", "verify_verifier_key", _text,
+    Spec("ROOKHAVEN_VERIFY_VERIFIER_KEY", "verify_verifier_key", text,
          "the log's verifier key (NAME+HASH+KEY) that must have signed every checkpoint"),
-    Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(_text(raw)),
+    Spec("ROOKHAVEN_BEAT_SCHEDULE_FILE", "beat_schedule_file", lambda raw: Path(text(raw)),
          "where celery beat keeps its schedule state (file; default: in the temp directory)"),
 )
 

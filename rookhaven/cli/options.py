@@ -10,10 +10,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..config import WEEK, Settings
+from ..config import Settings
 from ..core.identity import RESULT_KEY_PATTERN
 from ..errors import ConfigError, shown
 from ..models import RetrievalRequest
+from ..settingvalues import WEEK
 
 
 def positive_int(raw: str) -> int:
