@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import types
 
 import numpy as np
 import pytest
 
 from rookhaven import Document
+from rookhaven.core import compiled
 from rookhaven.core.corpus import Corpus
 from rookhaven.core.providers import kernel
 from rookhaven.core.providers.bm25 import Bm25Provider
@@ -93,3 +96,42 @@ def test_empty_plans_and_k_zero_return_nothing(prf_index: Bm25PrfIndex, max_prun
     assert _kernel(scorer, prf_index.plan(["w3", "w4"]), 0) == ([], [])
     unknown = prf_index.plan(["nothingmatchesthis"])
     assert _kernel(scorer, unknown, 10) == _reference(scorer, unknown, 10)
+
+
+def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """kernel.py loaded again with numba absent: the same loops as plain Python, where an
+    index out of bounds raises instead of reading past an array."""
+    monkeypatch.setattr(compiled, "njit", None)
+    spec = importlib.util.spec_from_file_location(
+        "rookhaven.core.providers._kernel_uncompiled", kernel.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("max_pruned", [0, 3, 100])
+def test_the_kernel_loops_stay_in_bounds_as_plain_python(
+        prf_index: Bm25PrfIndex, max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = _uncompiled_kernel(monkeypatch)
+    scorer = prf_index.scorer
+    rng = random.Random(max_pruned)
+    # Unknown terms (a group of no lists) and prefixes (groups of several) included.
+    words = [*VOCAB, "nothingmatchesthis", "wid"]
+    for _ in range(12):
+        terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
+        k = rng.choice([1, 5, 37, 5000])
+        for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
+            offsets = scorer.offsets
+            rows = [(int(offsets[t]), int(offsets[t + 1]), w, qtf * scorer._list_bound(t, w),
+                     qtf) for qtf, expansion in plan for t, w in expansion]
+            lists = np.asarray(rows, dtype=np.int64).reshape(len(rows), 5)
+            groups = np.zeros(len(plan) + 1, dtype=np.int64)
+            np.cumsum([len(e) for _, e in plan], out=groups[1:])
+            ords, units = plain._top_candidates(
+                scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
+                k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
+                max_pruned)
+            order = np.argsort(ords)
+            got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
+            assert got == _reference(scorer, plan, k), (terms, k)

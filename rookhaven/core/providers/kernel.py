@@ -190,6 +190,41 @@ def _grown(a: Any, need: int) -> Any:
     return b
 
 
+def _longest(lists: Any, lo: int, hi: int) -> int:
+    """The row of ``lo:hi`` with the most postings (the first of equals)."""
+    long = lo
+    for li in range(lo + 1, hi):
+        if lists[li, 2] - lists[li, 1] > lists[long, 2] - lists[long, 1]:
+            long = li
+    return long
+
+
+def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int,
+            hi: int, skip: int, pos: Any, w0: int, w1: int, wbits: int, cnt: Any, gval: Any,
+            gt: Any, add: bool) -> int:
+    """Each window document's best value over rows ``lo:hi`` except ``skip``, into ``gval``,
+    the documents listed in ``gt`` (without ``add`` only those with ``cnt > 0``); how many."""
+    ng = 0
+    for li in range(lo, hi):
+        if li == skip:
+            continue
+        ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+        w, e = lists[li, 3], lists[li, 2]
+        p = _seek(ds, pos[li], e, w0)
+        while p < e and ds[p] < w1:
+            dl = ds[p] - w0
+            if add or cnt[dl] > 0:
+                v = _weighted(np.int64(vs[p]), w, wbits)
+                if gval[dl] == 0:
+                    gt[ng] = dl
+                    ng += 1
+                if v > gval[dl]:
+                    gval[dl] = v
+            p += 1
+        pos[li] = p
+    return ng
+
+
 def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
           pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any, gt: Any,
           touched: Any, nt: int, add: bool) -> int:
@@ -197,6 +232,8 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
 
     With ``add``, documents met for the first time join ``touched``; without, only
     documents already there (``cnt > 0``) are updated. Returns the new touched count."""
+    if hi == lo:  # a query term the index lacks: no lists
+        return nt
     q = lists[lo, 5]
     if hi - lo == 1:
         ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
@@ -230,82 +267,74 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
                 p += 1
         pos[lo] = p
         return nt
-    # Several lists: a document's value is its best among them, gathered in ``gval``.
-    ng = 0
-    for li in range(lo, hi):
-        ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
-        w, e = lists[li, 3], lists[li, 2]
-        p = _seek(ds, pos[li], e, w0)
-        while p < e and ds[p] < w1:
-            dl = ds[p] - w0
-            if add or cnt[dl] > 0:
-                v = _weighted(np.int64(vs[p]), w, wbits)
-                if gval[dl] == 0:
-                    gt[ng] = dl
-                    ng += 1
-                if v > gval[dl]:
-                    gval[dl] = v
-            p += 1
-        pos[li] = p
+    # Several lists: a document's value is its best among them. The shorter lists are
+    # gathered in ``gval`` first; the longest (most of the postings) is then streamed with
+    # no branch on ``gval``, taking a gathered value along; what is left in ``gval`` are
+    # documents the longest list lacks. Gathering every list cost 1.5-2x per posting.
+    long = _longest(lists, lo, hi)
+    ng = _gather(docs, impacts, merged_d, merged_v, lists, lo, hi, long, pos, w0, w1, wbits,
+                 cnt, gval, gt, add)
+    ds, vs = (docs, impacts) if lists[long, 0] == 0 else (merged_d, merged_v)
+    w, e = lists[long, 3], lists[long, 2]
+    p = _seek(ds, pos[long], e, w0)
+    while p < e and ds[p] < w1:
+        dl = ds[p] - w0
+        if add or cnt[dl] > 0:
+            if cnt[dl] == 0:
+                touched[nt] = dl
+                nt += 1
+            acc[dl] += q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
+            cnt[dl] += 1
+            gval[dl] = 0
+        p += 1
+    pos[long] = p
     for i in range(ng):
         dl = gt[i]
-        if cnt[dl] == 0:
-            touched[nt] = dl
-            nt += 1
-        acc[dl] += q * gval[dl]
-        cnt[dl] += 1
-        gval[dl] = 0
+        if gval[dl] > 0:
+            if cnt[dl] == 0:
+                touched[nt] = dl
+                nt += 1
+            acc[dl] += q * gval[dl]
+            cnt[dl] += 1
+            gval[dl] = 0
     return nt
 
 
-def _add(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
-         pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any, gt: Any) -> None:
-    """Add one query term (list rows ``lo:hi``) to every document of the window ``[w0, w1)``."""
-    q = lists[lo, 5]
-    if hi - lo == 1:
-        ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
-        w, e = lists[lo, 3], lists[lo, 2]
-        p = _seek(ds, pos[lo], e, w0)
-        if w == (1 << wbits):
-            while p < e and ds[p] < w1:
-                dl = ds[p] - w0
-                acc[dl] += q * np.int64(vs[p])
-                cnt[dl] += 1
-                p += 1
-        else:
-            while p < e and ds[p] < w1:
-                dl = ds[p] - w0
-                acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
-                cnt[dl] += 1
-                p += 1
-        pos[lo] = p
+def _add_best(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int,
+              hi: int, pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any,
+              gt: Any) -> None:
+    """Add a query term of several lists (rows ``lo:hi``, best value per document) to every
+    document of the window ``[w0, w1)``, streaming the longest list as ``_scan`` does."""
+    if hi == lo:
         return
-    ng = 0
-    for li in range(lo, hi):
-        ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
-        w, e = lists[li, 3], lists[li, 2]
-        p = _seek(ds, pos[li], e, w0)
-        while p < e and ds[p] < w1:
-            dl = ds[p] - w0
-            v = _weighted(np.int64(vs[p]), w, wbits)
-            if gval[dl] == 0:
-                gt[ng] = dl
-                ng += 1
-            if v > gval[dl]:
-                gval[dl] = v
-            p += 1
-        pos[li] = p
-    for i in range(ng):
-        dl = gt[i]
-        acc[dl] += q * gval[dl]
+    q = lists[lo, 5]
+    long = _longest(lists, lo, hi)
+    ng = _gather(docs, impacts, merged_d, merged_v, lists, lo, hi, long, pos, w0, w1, wbits,
+                 cnt, gval, gt, True)
+    ds, vs = (docs, impacts) if lists[long, 0] == 0 else (merged_d, merged_v)
+    w, e = lists[long, 3], lists[long, 2]
+    p = _seek(ds, pos[long], e, w0)
+    while p < e and ds[p] < w1:
+        dl = ds[p] - w0
+        acc[dl] += q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
         cnt[dl] += 1
         gval[dl] = 0
+        p += 1
+    pos[long] = p
+    for i in range(ng):
+        dl = gt[i]
+        if gval[dl] > 0:
+            acc[dl] += q * gval[dl]
+            cnt[dl] += 1
+            gval[dl] = 0
 
 
 def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
            pos: Any, w0: int, wbits: int, acc: Any, cnt: Any, cand: Any, nc: int,
            gval: Any) -> None:
     """Look each candidate (ascending) up in one query term's lists; add its best value."""
+    if hi == lo:
+        return
     q = lists[lo, 5]
     for li in range(lo, hi):
         ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
@@ -373,6 +402,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
     exhaustive = n_groups > max_pruned
+    one = np.int64(1) << wbits
     if exhaustive:
         # Many terms of small weight (a feedback query): their bounds sum above the cut for
         # long, so pruning keeps most candidates and costs more than it saves (ADR 0018).
@@ -380,14 +410,43 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
         for w0 in range(0, n_docs, window):
             w1 = min(w0 + window, n_docs)
             for g in range(n_groups):
-                _add(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                     w0, w1, wbits, acc, cnt, gval, gt)
-            # The window's documents that may reach the cut, without a branch per document
-            # (whether one matched is a coin toss the predictor loses).
-            nc = 0
+                lo = groups[g]
+                if groups[g + 1] - lo != 1:  # several lists, or none
+                    _add_best(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos,
+                              w0, w1, wbits, acc, cnt, gval, gt)
+                    continue
+                # One list: added here, not in a helper. A call per window and term, even
+                # one numba inlines, cost ~100 ns: at 100k documents a third of the path's
+                # fixed cost (ADR 0018 addendum).
+                ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
+                q, w, e = lists[lo, 5], lists[lo, 3], lists[lo, 2]
+                p = _seek(ds, pos[lo], e, w0)
+                if w == one:
+                    while p < e and ds[p] < w1:
+                        dl = ds[p] - w0
+                        acc[dl] += q * np.int64(vs[p])
+                        cnt[dl] += 1
+                        p += 1
+                else:
+                    while p < e and ds[p] < w1:
+                        dl = ds[p] - w0
+                        acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
+                        cnt[dl] += 1
+                        p += 1
+                pos[lo] = p
+            # The window's documents that may reach the cut. Every match sums to at least 1
+            # (impacts and weights are), so ``acc >= max(theta, 1)`` says it; a window none
+            # reaches (most, once the cut has risen) is passed over after one maximum.
+            floor = max(theta, np.int64(1))
+            top = np.int64(0)
             for dl in range(w1 - w0):
-                cand[nc] = dl
-                nc += (cnt[dl] > 0) & (acc[dl] >= theta)
+                top = max(top, acc[dl])
+            nc = 0
+            if top >= floor:
+                # No branch per document: whether one matched is a coin toss early on.
+                for dl in range(w1 - w0):
+                    cand[nc] = dl
+                    nc += acc[dl] >= floor
             if n_out + nc > len(out_d):  # room for every candidate, outside the loop below
                 out_d = _grown(out_d, n_out + nc)
                 out_s = _grown(out_s, n_out + nc)
@@ -485,7 +544,9 @@ if njit is not None:
     _merge_into = njit(cache=True, nogil=True)(_merge_into)
     _fold_small = njit(cache=True, nogil=True)(_fold_small)
     _scan = njit(cache=True, nogil=True, inline='always')(_scan)
-    _add = njit(cache=True, nogil=True, inline='always')(_add)
+    _longest = njit(cache=True, nogil=True, inline='always')(_longest)
+    _gather = njit(cache=True, nogil=True, inline='always')(_gather)
+    _add_best = njit(cache=True, nogil=True, inline='always')(_add_best)
     _probe = njit(cache=True, nogil=True, inline='always')(_probe)
     _drop_hopeless = njit(cache=True, nogil=True, inline='always')(_drop_hopeless)
     _grown = njit(cache=True, nogil=True)(_grown)
