@@ -231,7 +231,8 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
     """Accumulate one query term (list rows ``lo:hi``) over the window ``[w0, w1)``.
 
     With ``add``, documents met for the first time join ``touched``; without, only
-    documents already there (``cnt > 0``) are updated. Returns the new touched count."""
+    documents already there (``cnt > 0``) are updated. Returns the new touched count.
+    An essential term of one list is added by the kernel's own loop, never here."""
     if hi == lo:  # a query term the index lacks: no lists
         return nt
     q = lists[lo, 5]
@@ -239,32 +240,14 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
         ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
         w, e = lists[lo, 3], lists[lo, 2]
         p = _seek(ds, pos[lo], e, w0)
-        if add and nt == 0:
-            # The window's first term: every document is new (the arrays are all zero), so
-            # no branch per posting; 10-14% of the kernel on syn100k.
-            while p < e and ds[p] < w1:
-                dl = ds[p] - w0
-                touched[nt] = dl
-                nt += 1
-                acc[dl] = q * _weighted(np.int64(vs[p]), w, wbits)
-                cnt[dl] = 1
-                p += 1
-        elif add:
-            while p < e and ds[p] < w1:
-                dl = ds[p] - w0
-                if cnt[dl] == 0:
-                    touched[nt] = dl
-                    nt += 1
+        if add:
+            raise AssertionError("one-list terms are added by the kernel's loop")
+        while p < e and ds[p] < w1:
+            dl = ds[p] - w0
+            if cnt[dl] > 0:
                 acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
                 cnt[dl] += 1
-                p += 1
-        else:
-            while p < e and ds[p] < w1:
-                dl = ds[p] - w0
-                if cnt[dl] > 0:
-                    acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
-                    cnt[dl] += 1
-                p += 1
+            p += 1
         pos[lo] = p
         return nt
     # Several lists: a document's value is its best among them. The shorter lists are
@@ -471,8 +454,36 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
         nt = 0
         for gi in range(n_ne, n_groups):
             g = by_bound[gi]
-            nt = _scan(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                       w0, w1, wbits, acc, cnt, gval, gt, touched, nt, True)
+            lo = groups[g]
+            if groups[g + 1] - lo != 1:  # several lists, or none
+                nt = _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos,
+                           w0, w1, wbits, acc, cnt, gval, gt, touched, nt, True)
+                continue
+            # One list, added here rather than in a helper (~100 ns a call, per window and
+            # essential term: ADR 0018, addendum 2).
+            ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
+            q, w, e = lists[lo, 5], lists[lo, 3], lists[lo, 2]
+            p = _seek(ds, pos[lo], e, w0)
+            if nt == 0:
+                # The window's first term: every document is new (the arrays are all zero),
+                # so no branch per posting; 10-14% of the kernel on syn100k.
+                while p < e and ds[p] < w1:
+                    dl = ds[p] - w0
+                    touched[nt] = dl
+                    nt += 1
+                    acc[dl] = q * _weighted(np.int64(vs[p]), w, wbits)
+                    cnt[dl] = 1
+                    p += 1
+            else:
+                while p < e and ds[p] < w1:
+                    dl = ds[p] - w0
+                    if cnt[dl] == 0:
+                        touched[nt] = dl
+                        nt += 1
+                    acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
+                    cnt[dl] += 1
+                    p += 1
+            pos[lo] = p
         cand[:nt] = touched[:nt]
         nc = _drop_hopeless(cand, nt, acc, cnt, ne_total, n_ne, theta, cov_one, cov_c, distinct)
         rest = ne_total
