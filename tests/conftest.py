@@ -32,10 +32,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+
+if TYPE_CHECKING:
+    from tests.integration.tls import TlsFiles
 
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_examples=150)
 hypothesis_settings.register_profile("dev", deadline=None)
@@ -116,6 +119,15 @@ def _answers(url: str) -> bool:
         return False
 
 
+def _pings(port: int, **client: Any) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis(port=port, socket_connect_timeout=1, **client).ping())
+    except redis.RedisError:
+        return False
+
+
 def wait_until(condition, timeout: float, interval: float = 0.05, what: str = "condition"):  # type: ignore[no-untyped-def]
     """Poll ``condition`` until it returns a truthy value; fail the test after ``timeout`` s."""
     deadline = time.monotonic() + timeout
@@ -128,17 +140,22 @@ def wait_until(condition, timeout: float, interval: float = 0.05, what: str = "c
         time.sleep(interval)
 
 
-def start_redis_server(directory: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
-    """Start ``redis-server`` in the foreground (a child we can SIGKILL) and wait for PING."""
+def start_redis_server(directory: Path, port: int, *extra: str,
+                       tls: TlsFiles | None = None) -> subprocess.Popen[bytes]:
+    """Start ``redis-server`` in the foreground (a child we can SIGKILL) and wait for PING;
+    with ``tls``, it listens on ``port`` over TLS only (no plaintext port)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    listen = ["--port", str(port)] if tls is None else [
+        "--port", "0", "--tls-port", str(port), *tls.server_args()]
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+        [binary, *listen, "--bind", "127.0.0.1", "--dir", str(directory),
          "--save", "", "--logfile", str(directory / "redis.log"), *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    wait_until(lambda: _answers(f"redis://127.0.0.1:{port}/0"), 20, what=f"redis on {port}")
+    client = {} if tls is None else tls.client_kwargs()
+    wait_until(lambda: _pings(port, **client), 20, what=f"redis on {port}")
     return proc
 
 

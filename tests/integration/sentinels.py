@@ -3,6 +3,8 @@
 Every process is a ``redis-server`` of the test's own, on free ports, in its own directory
 (a Sentinel rewrites its config file). The primary can be SIGKILLed like a lost host; the
 Sentinels then promote the replica, and ``url`` keeps naming the service wherever it is.
+With ``tls``, every process (data nodes and Sentinels) listens over TLS only, replicates
+and monitors over TLS, and ``url`` is a ``sentinels://`` URL naming the CA.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import redis
 
 from tests.conftest import free_port, start_redis_server, wait_until
+from tests.integration.tls import TlsFiles
 
 SERVICE = "rookhaven"
 # Fast enough for a test, slow enough that a loaded 2-core machine is not taken for dead.
@@ -25,20 +29,25 @@ DOWN_AFTER_MS = 1500
 class SentinelTopology:
     """Starts, kills and stops the five processes of one test."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, tls: TlsFiles | None = None) -> None:
         self.directory = directory
+        self.tls = tls
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.ports: dict[str, int] = {}
 
     @property
     def url(self) -> str:
-        """The ``sentinel://`` URL of the service, db 0."""
+        """The ``sentinel://`` URL of the service, db 0 (``sentinels://`` with the CA, if TLS)."""
         hosts = ",".join(f"127.0.0.1:{self.ports[f'sentinel{i}']}" for i in range(3))
-        return f"sentinel://{hosts}/{SERVICE}/0"
+        if self.tls is None:
+            return f"sentinel://{hosts}/{SERVICE}/0"
+        return f"sentinels://{hosts}/{SERVICE}/0?ssl_ca_certs={quote(str(self.tls.ca))}"
 
     def node(self, name: str) -> redis.Redis:
         """A plain client of one node (``primary``, ``replica`` or ``sentinelN``)."""
-        return redis.Redis(port=self.ports[name], socket_connect_timeout=2, socket_timeout=2)
+        tls = {} if self.tls is None else self.tls.client_kwargs()
+        return redis.Redis(port=self.ports[name], socket_connect_timeout=2, socket_timeout=2,
+                           **tls)  # type: ignore[arg-type]
 
     def start(self) -> None:
         """Start the primary, its replica and three Sentinels; return once the Sentinels
@@ -76,7 +85,7 @@ class SentinelTopology:
         directory = self.directory / name / "again"
         directory.mkdir(parents=True)
         self.procs[name] = start_redis_server(directory, self.ports[name], "--appendonly", "no",
-                                              *extra)
+                                              *extra, tls=self.tls)
 
     def replica_of_primary(self, name: str) -> bool:
         """Whether ``name`` replicates the current primary with its link up."""
@@ -102,15 +111,20 @@ class SentinelTopology:
         directory = self.directory / name
         directory.mkdir(parents=True)
         self.ports[name] = port = free_port()
-        self.procs[name] = start_redis_server(directory, port, "--appendonly", "no", *extra)
+        self.procs[name] = start_redis_server(directory, port, "--appendonly", "no", *extra,
+                                              tls=self.tls)
 
     def _sentinel(self, name: str) -> None:
         directory = self.directory / name
         directory.mkdir(parents=True)
         self.ports[name] = port = free_port()
         config = directory / "sentinel.conf"
+        listen = f"port {port}\n" if self.tls is None else (
+            f"port 0\ntls-port {port}\ntls-cert-file {self.tls.cert}\n"
+            f"tls-key-file {self.tls.key}\ntls-ca-cert-file {self.tls.ca}\n"
+            "tls-auth-clients no\ntls-replication yes\n")
         config.write_text(
-            f"port {port}\nbind 127.0.0.1\ndir {directory}\n"
+            f"{listen}bind 127.0.0.1\ndir {directory}\n"
             f"logfile {directory / 'sentinel.log'}\n"
             f"sentinel monitor {SERVICE} 127.0.0.1 {self.ports['primary']} 2\n"
             f"sentinel down-after-milliseconds {SERVICE} {DOWN_AFTER_MS}\n"
@@ -147,9 +161,9 @@ class SentinelTopology:
         return True
 
 
-def topology(directory: Path) -> Iterator[SentinelTopology]:
+def topology(directory: Path, tls: TlsFiles | None = None) -> Iterator[SentinelTopology]:
     """A started topology, stopped afterwards (for a fixture)."""
-    nodes = SentinelTopology(directory)
+    nodes = SentinelTopology(directory, tls)
     try:
         nodes.start()
         yield nodes
