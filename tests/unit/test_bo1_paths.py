@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from rookhaven.core.index import InvertedIndex
 from rookhaven.core.providers import feedback
 from rookhaven.core.providers.feedback import (
     ForwardIndex,
@@ -103,3 +104,42 @@ def test_narrow_counts_choose_what_int64_counts_chose() -> None:
                 wide, eligible, docs, scores, 10)
             assert feedback.bo1_weights(narrow, eligible, tables, docs, 10) == bo1_reference(
                 wide, eligible, tables, docs, 10)
+
+
+def _inverted(rng: random.Random, n_docs: int, vocab: int, dtype: type) -> InvertedIndex:
+    """Random postings (documents ascending per term; some documents and terms empty)."""
+    offsets, docs, tfs = [0], [], []
+    for _ in range(vocab):
+        members = sorted(rng.sample(range(n_docs), rng.randint(0, min(n_docs, 30))))
+        docs += members
+        tfs += [rng.randint(1, 4000) for _ in members]
+        offsets.append(len(docs))
+    return InvertedIndex(vocabulary=tuple(f"t{i}" for i in range(vocab)),
+                         offsets=np.asarray(offsets, dtype=np.int64),
+                         docs=np.asarray(docs, dtype=np.int32),
+                         tfs=np.asarray(tfs, dtype=dtype),
+                         lengths=np.zeros(n_docs, dtype=np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32])
+def test_the_compiled_transposition_is_the_stable_sort(dtype: type) -> None:
+    rng = random.Random(7)
+    for _ in range(200):
+        index = _inverted(rng, rng.randint(1, 80), rng.randint(1, 60), dtype)
+        got, want = feedback.forward_index(index), feedback.forward_reference(index)
+        for a, b in ((got.offsets, want.offsets), (got.terms, want.terms),
+                     (got.tfs, want.tfs)):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_collection_frequencies_are_each_terms_summed_counts_across_blocks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    monkeypatch.setattr(feedback, "BLOCK", 7)  # lists cut across many blocks
+    for dtype in (np.uint16, np.int32):
+        for _ in range(50):
+            index = _inverted(rng, rng.randint(1, 80), rng.randint(1, 60), dtype)
+            want = [int(index.tfs[index.offsets[t]:index.offsets[t + 1]].astype(np.int64).sum())
+                    for t in range(len(index.vocabulary))]
+            got = feedback.collection_frequencies(index)
+            assert got.dtype == np.int64 and got.tolist() == want
