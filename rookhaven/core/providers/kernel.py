@@ -227,12 +227,13 @@ def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, l
 
 def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
           pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any, gt: Any,
-          touched: Any, nt: int, add: bool) -> int:
+          touched: Any, nt: int, add: bool, track: bool = True) -> int:
     """Accumulate one query term (list rows ``lo:hi``) over the window ``[w0, w1)``.
 
-    With ``add``, documents met for the first time join ``touched``; without, only
-    documents already there (``cnt > 0``) are updated. Returns the new touched count.
-    An essential term of one list is added by the kernel's own loop, never here."""
+    With ``add``, documents met for the first time join ``touched`` (unless ``track`` is
+    false: the exhaustive path keeps no list); without, only documents already there
+    (``cnt > 0``) are updated. Returns the new touched count. A term of one list is added
+    by the kernel's own loops, never here."""
     if hi == lo:  # a query term the index lacks: no lists
         return nt
     q = lists[lo, 5]
@@ -263,7 +264,7 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
     while p < e and ds[p] < w1:
         dl = ds[p] - w0
         if add or cnt[dl] > 0:
-            if cnt[dl] == 0:
+            if track and cnt[dl] == 0:
                 touched[nt] = dl
                 nt += 1
             acc[dl] += q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
@@ -274,42 +275,13 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
     for i in range(ng):
         dl = gt[i]
         if gval[dl] > 0:
-            if cnt[dl] == 0:
+            if track and cnt[dl] == 0:
                 touched[nt] = dl
                 nt += 1
             acc[dl] += q * gval[dl]
             cnt[dl] += 1
             gval[dl] = 0
     return nt
-
-
-def _add_best(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int,
-              hi: int, pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any,
-              gt: Any) -> None:
-    """Add a query term of several lists (rows ``lo:hi``, best value per document) to every
-    document of the window ``[w0, w1)``, streaming the longest list as ``_scan`` does."""
-    if hi == lo:
-        return
-    q = lists[lo, 5]
-    long = _longest(lists, lo, hi)
-    ng = _gather(docs, impacts, merged_d, merged_v, lists, lo, hi, long, pos, w0, w1, wbits,
-                 cnt, gval, gt, True)
-    ds, vs = (docs, impacts) if lists[long, 0] == 0 else (merged_d, merged_v)
-    w, e = lists[long, 3], lists[long, 2]
-    p = _seek(ds, pos[long], e, w0)
-    while p < e and ds[p] < w1:
-        dl = ds[p] - w0
-        acc[dl] += q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
-        cnt[dl] += 1
-        gval[dl] = 0
-        p += 1
-    pos[long] = p
-    for i in range(ng):
-        dl = gt[i]
-        if gval[dl] > 0:
-            acc[dl] += q * gval[dl]
-            cnt[dl] += 1
-            gval[dl] = 0
 
 
 def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
@@ -395,8 +367,8 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             for g in range(n_groups):
                 lo = groups[g]
                 if groups[g + 1] - lo != 1:  # several lists, or none
-                    _add_best(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos,
-                              w0, w1, wbits, acc, cnt, gval, gt)
+                    _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos, w0,
+                          w1, wbits, acc, cnt, gval, gt, touched, 0, True, False)
                     continue
                 # One list: added here, not in a helper. A call per window and term, even
                 # one numba inlines, cost ~100 ns: at 100k documents a third of the path's
@@ -557,7 +529,6 @@ if njit is not None:
     _scan = njit(cache=True, nogil=True, inline='always')(_scan)
     _longest = njit(cache=True, nogil=True, inline='always')(_longest)
     _gather = njit(cache=True, nogil=True, inline='always')(_gather)
-    _add_best = njit(cache=True, nogil=True, inline='always')(_add_best)
     _probe = njit(cache=True, nogil=True, inline='always')(_probe)
     _drop_hopeless = njit(cache=True, nogil=True, inline='always')(_drop_hopeless)
     _grown = njit(cache=True, nogil=True)(_grown)
