@@ -122,12 +122,7 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
         k = rng.choice([1, 5, 37, 5000])
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
-            offsets = scorer.offsets
-            rows = [(int(offsets[t]), int(offsets[t + 1]), w, qtf * scorer._list_bound(t, w),
-                     qtf) for qtf, expansion in plan for t, w in expansion]
-            lists = np.asarray(rows, dtype=np.int64).reshape(len(rows), 5)
-            groups = np.zeros(len(plan) + 1, dtype=np.int64)
-            np.cumsum([len(e) for _, e in plan], out=groups[1:])
+            lists, groups = scorer.list_table(plan)
             ords, units = plain._top_candidates(
                 scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
                 k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
