@@ -130,3 +130,16 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
             order = np.argsort(ords)
             got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
             assert got == _reference(scorer, plan, k), (terms, k)
+
+
+def test_term_bounds_are_each_lists_largest_impact_and_zero_for_an_empty_list() -> None:
+    # Lists: [5, 9], [], [3], [], [] (terms 1, 3 and 4 have no postings).
+    offsets = np.asarray([0, 2, 2, 3, 3, 3], dtype=np.int64)
+    scorer = Bm25Scorer(offsets=offsets, docs=np.asarray([0, 1, 0], dtype=np.int32),
+                        impacts=np.asarray([5, 9, 3], dtype=np.int32), n_docs=2, coverage=0,
+                        coverage_bits=16, weight_bits=16)
+    assert scorer.term_max == [9, 0, 3, 0, 0]
+    empty = Bm25Scorer(offsets=np.zeros(3, dtype=np.int64), docs=np.zeros(0, dtype=np.int32),
+                       impacts=np.zeros(0, dtype=np.int32), n_docs=0, coverage=0,
+                       coverage_bits=16, weight_bits=16)
+    assert empty.term_max == [0, 0]

@@ -88,9 +88,14 @@ class Bm25Scorer:
     @cached_property
     def term_max(self) -> list[int]:
         """Each term's largest impact: its upper bound for pruning."""
-        if len(self.impacts) == 0:
-            return []
-        return np.maximum.reduceat(self.impacts, self.offsets[:-1]).tolist()  # type: ignore[no-any-return]
+        starts = self.offsets[:-1]
+        filled = np.diff(self.offsets) > 0
+        top = np.zeros(len(starts), dtype=np.int64)
+        if filled.any():
+            # reduceat gives an empty list the next one's first value: empty lists are
+            # left out (the filled ones' segments then end where each list ends).
+            top[filled] = np.maximum.reduceat(self.impacts, starts[filled])
+        return top.tolist()
 
     @cached_property
     def _starts(self) -> list[int]:
