@@ -375,7 +375,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     continue
                 # One list: added here, not in a helper. A call per window and term, even
                 # one numba inlines, cost ~100 ns: at 100k documents a third of the path's
-                # fixed cost (ADR 0018 addendum).
+                # fixed cost (ADR 0018, addendum 2).
                 ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
                 q, w, e = lists[lo, 5], lists[lo, 3], lists[lo, 2]
                 p = _seek(ds, pos[lo], e, w0)
