@@ -14,12 +14,18 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import redis
 
+from rookhaven.errors import StoreUnavailableError
 from tests.conftest import free_port, start_redis_server, wait_until
 from tests.integration.tls import TlsFiles
+
+if TYPE_CHECKING:
+    from rookhaven import RetrievalRequest
+    from rookhaven.pipeline import JobRef, Pipeline
 
 SERVICE = "rookhaven"
 # Fast enough for a test, slow enough that a loaded 2-core machine is not taken for dead.
@@ -169,3 +175,13 @@ def topology(directory: Path, tls: TlsFiles | None = None) -> Iterator[SentinelT
         yield nodes
     finally:
         nodes.stop()
+
+
+def submitted(pipe: Pipeline, batch: list[RetrievalRequest],
+              corpus: str = "port") -> list[JobRef] | None:
+    """``batch`` submitted, or None while the Sentinels still name a dead primary (for
+    ``wait_until`` around a failover)."""
+    try:
+        return pipe.submit_many(batch, corpus)
+    except StoreUnavailableError:
+        return None

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from rookhaven import Retriever, canonical_bytes
-from rookhaven.errors import ReplicationError, StoreUnavailableError
+from rookhaven.errors import ReplicationError
 from rookhaven.pipeline import QUEUE
 from rookhaven.store import Store
 from tests.conftest import ROOT, wait_until
-from tests.integration.sentinels import SentinelTopology, topology
+from tests.integration.sentinels import SentinelTopology, submitted, topology
 from tests.integration.workerfarm import (
     WorkerFarm,
     all_done,
@@ -109,7 +109,7 @@ def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
                what="the returned host to replicate the new primary")
 
     # The same submitter, without a restart, on the new primary.
-    more = wait_until(lambda: _submitted(pipe, later), 60, what="a submission after failover")
+    more = wait_until(lambda: submitted(pipe, later), 60, what="a submission after failover")
     everything = ids + [r.job_id for r in more]
     wait_until(lambda: all_done(pipe, everything), 240,
                what=f"all {len(everything)} jobs done after the failover")
@@ -142,13 +142,6 @@ def _tool(server: StdioSession, name: str, arguments: dict[str, Any]) -> Any:
     result = reply["result"]
     assert not result.get("isError"), result
     return result["structuredContent"]
-
-
-def _submitted(pipe, requests):  # type: ignore[no-untyped-def]
-    try:
-        return pipe.submit_many(requests, "port")
-    except StoreUnavailableError:  # the Sentinels may still name the dead primary
-        return None
 
 
 def test_a_write_no_replica_confirms_is_refused_and_retried(

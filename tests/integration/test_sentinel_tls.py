@@ -19,11 +19,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from rookhaven import RetrievalRequest, Retriever, canonical_bytes
-from rookhaven.errors import StoreUnavailableError
-from rookhaven.pipeline import Pipeline
+from rookhaven import Retriever, canonical_bytes
 from tests.conftest import ROOT, wait_until
-from tests.integration.sentinels import SentinelTopology, topology
+from tests.integration.sentinels import SentinelTopology, submitted, topology
 from tests.integration.tls import certificates
 from tests.integration.workerfarm import (
     WorkerFarm,
@@ -53,13 +51,6 @@ def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
     yield from farm(env, tmp_path / "logs")
 
 
-def _submitted(pipe: Pipeline, batch: list[RetrievalRequest]) -> list[str] | None:
-    try:
-        return [r.job_id for r in pipe.submit_many(batch, "port")]
-    except StoreUnavailableError:  # the Sentinels may still name the dead primary
-        return None
-
-
 def test_the_pipeline_runs_on_a_tls_only_sentinel_service_through_a_failover(
         nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
         tmp_path: Path) -> None:
@@ -86,8 +77,8 @@ def test_the_pipeline_runs_on_a_tls_only_sentinel_service_through_a_failover(
     nodes.restart("primary")  # MIN_REPLICAS=1: acknowledgements need a replica again
     wait_until(lambda: nodes.replica_of_primary("primary"), 60,
                what="the returned host to replicate the new primary over TLS")
-    more = wait_until(lambda: _submitted(pipe, later), 60, what="a submission after failover")
-    everything = ids + more
+    more = wait_until(lambda: submitted(pipe, later), 60, what="a submission after failover")
+    everything = ids + [r.job_id for r in more]
     wait_until(lambda: all_done(pipe, everything), 120,
                what=f"all {len(everything)} jobs done after the failover")
 
