@@ -126,10 +126,50 @@ def test_the_compiled_transposition_is_the_stable_sort(dtype: type) -> None:
     rng = random.Random(7)
     for _ in range(200):
         index = _inverted(rng, rng.randint(1, 80), rng.randint(1, 60), dtype)
-        got, want = feedback.forward_index(index), feedback.forward_reference(index)
-        for a, b in ((got.offsets, want.offsets), (got.terms, want.terms),
-                     (got.tfs, want.tfs)):
-            assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        keep = np.asarray([rng.random() < 0.6 for _ in index.vocabulary], dtype=bool)
+        for mask in (None, keep):
+            got = feedback.forward_index(index, mask)
+            want = feedback.forward_reference(index, mask)
+            for a, b in ((got.offsets, want.offsets), (got.terms, want.terms),
+                         (got.tfs, want.tfs)):
+                assert a.dtype == b.dtype and a.tolist() == b.tolist()
+        kept = feedback.forward_index(index, keep)
+        assert set(kept.terms.tolist()) <= set(np.flatnonzero(keep).tolist())
+
+
+def test_term_ids_are_two_bytes_only_while_the_vocabulary_fits() -> None:
+    for vocab, dtype in ((1 << 16, np.uint16), ((1 << 16) + 1, np.int32)):
+        offsets = np.zeros(vocab + 1, dtype=np.int64)
+        offsets[-2:] = [0, 2]  # only the last term has postings: the largest id
+        index = InvertedIndex(vocabulary=tuple(f"t{i}" for i in range(vocab)),
+                              offsets=offsets, docs=np.asarray([0, 2], dtype=np.int32),
+                              tfs=np.asarray([16, 32], dtype=np.uint16),
+                              lengths=np.zeros(3, dtype=np.int64))
+        for forward in (feedback.forward_index(index), feedback.forward_reference(index)):
+            assert forward.terms.dtype == dtype
+            assert forward.terms.tolist() == [vocab - 1, vocab - 1]
+            assert forward.offsets.tolist() == [0, 1, 1, 2]
+
+
+def test_feedback_from_the_eligible_terms_alone_chooses_as_from_all() -> None:
+    """bm25@3 transposes only eligible terms: both methods read nothing else, so the
+    weights must be those of the whole transposition, whatever the mask."""
+    rng = random.Random(11)
+    for _ in range(100):
+        n_docs, vocab = rng.randint(1, 60), rng.randint(1, 50)
+        index = _inverted(rng, n_docs, vocab, np.int32)
+        eligible = np.asarray([rng.random() < 0.7 for _ in range(vocab)], dtype=bool)
+        whole, lean = feedback.forward_index(index), feedback.forward_index(index, eligible)
+        assert len(lean.terms) <= len(whole.terms)
+        cf = feedback.collection_frequencies(index)
+        tables = feedback.bo1_tables(cf, n_docs)
+        docs = rng.sample(range(n_docs), min(n_docs, rng.randint(1, 10)))
+        scores = [rng.randint(1, 1 << 40) for _ in docs]
+        for fb_terms in (1, 3, 10):
+            assert rm3_weights(lean, eligible, docs, scores, fb_terms) == rm3_weights(
+                whole, eligible, docs, scores, fb_terms)
+            assert feedback.bo1_weights(lean, eligible, tables, docs, fb_terms) == \
+                bo1_reference(whole, eligible, tables, docs, fb_terms)
 
 
 def test_collection_frequencies_are_each_terms_summed_counts_across_blocks(

@@ -116,9 +116,9 @@ class Bm25PrfProvider(Bm25Provider):
         eligible = np.zeros(0, dtype=bool)
         tables = (np.zeros(0), np.zeros(0))
         if self.feedback != "none":
-            forward = forward_index(index)
             eligible = eligible_terms(index, _fraction("fb_max_df", self.fb_max_df,
                                                        FRACTION_BITS), FRACTION_BITS)
+            forward = forward_index(index, eligible)
             if self.feedback == "bo1":
                 tables = bo1_tables(collection_frequencies(index), index.n_docs)
         index = dataclasses.replace(index, tfs=np.zeros(0, dtype=np.int32))
