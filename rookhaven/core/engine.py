@@ -64,7 +64,8 @@ class Retriever:
     def _order(units_by_ord: dict[int, int], keys: TieKeys, known: Picks | None) -> list[int]:
         """The ordinals of ``units_by_ord`` in the total order. ``known`` may hold the same
         documents and scores already ranked (a one-part query's picks): then no sort."""
-        if known is not None and dict(zip(*known, strict=True)) == units_by_ord:
+        if known is not None and len(known[0]) == len(units_by_ord) and all(
+                units_by_ord.get(o) == u for o, u in zip(*known, strict=True)):
             return known[0]
         return ranked(list(units_by_ord), list(units_by_ord.values()), keys)[0]
 
@@ -98,13 +99,17 @@ class Retriever:
         # pydantic reads into the hit's list like any sequence.
         sources: dict[int, tuple[int, ...]] = {}
         subqueries: list[dict[str, Any]] = []
+        alone = len(parts.parts) == 1
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
             # Under whole-query scope a subquery is expanded only if it is the whole query.
             expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
             ords, units = (scores if expanded else unexpanded).top(part.terms, budget)
             picks = top_k(ords, units, budget, keys)
-            for ordinal, score in zip(*picks, strict=True):  # scores are positive
-                if score > best.get(ordinal, 0):
+            if alone:  # the picks are distinct documents: no maximum, one source each
+                best = dict(zip(*picks, strict=True))
+                sources = dict.fromkeys(picks[0], (0,))
+            for ordinal, score in zip(*picks, strict=True) if not alone else ():
+                if score > best.get(ordinal, 0):  # scores are positive
                     best[ordinal] = score
                 sources[ordinal] = (*sources.get(ordinal, ()), index)
             subquery = {
@@ -122,9 +127,11 @@ class Retriever:
             # A one-part query's picks are already ranked, and the merge reuses their order
             # instead of sorting again: without it syn100k q3@100 answered 16% and q8 10%
             # fewer requests/s (Retriever.result_data, old and new in one run).
-            alone = picks if len(parts.parts) == 1 else None
+            # A one-part query ranked by its whole terms with the whole query's index
+            # already holds the whole-query scores of its picks.
+            whole = alone and expanded and tuple(part.terms) == whole_terms
             order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
-                                                 alone)
+                                                 picks if alone else None, whole)
         hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
                  "subqueries": sources.get(o, ())}
                 for r, o in enumerate(order[: request.recall_budget], start=1)]
@@ -158,11 +165,12 @@ class Retriever:
 
     def _merge(self, request: RetrievalRequest, whole_terms: tuple[str, ...],
                best: dict[int, int], keys: TieKeys, scores: _ScoreCache,
-               alone: Picks | None) -> tuple[list[int], dict[int, int], Picks]:
+               alone: Picks | None, whole: bool) -> tuple[list[int], dict[int, int], Picks]:
         """The final order, the score shown for each document, and the backfill picks.
 
         Duplicates picked by several subqueries leave the list short of the budget; the gap is
         filled from the whole query's ranking, so the caller gets what they asked for.
+        ``whole``: the scores in ``best`` are the whole query's (``alone`` ranked them).
         """
         missing = request.recall_budget - len(best)
         backfill: Picks = ([], [])
@@ -172,14 +180,19 @@ class Retriever:
             whole_ords, whole_units = scores.top(whole_terms, missing + len(best))
             backfill = top_k(whole_ords, whole_units, missing, keys, exclude=frozenset(best))
         if self.provider.merge == "whole-query":
-            shown = scores.of(whole_terms, best)
-            shown.update(zip(*backfill, strict=True))
+            shown = dict(best) if whole else scores.of(whole_terms, best)
+            if backfill[0]:
+                shown.update(zip(*backfill, strict=True))
+            elif whole and alone is not None:
+                return alone[0], shown, backfill  # the picks' own order
             return self._order(shown, keys, alone), shown, backfill
         # max-subquery: the strongest subquery score ranks the picks; backfill follows in its
         # own (whole-query) order, since the two kinds of score are not comparable.
         shown = dict(best)
         shown.update(zip(*backfill, strict=True))
-        return self._order(best, keys, alone) + backfill[0], shown, backfill
+        # One part: ``best`` is its picks, in their order.
+        order = alone[0] if alone is not None else self._order(best, keys, None)
+        return order + backfill[0], shown, backfill
 
 
 class _ScoreCache:
@@ -194,6 +207,8 @@ class _ScoreCache:
         self._top = top
         self._seen: dict[tuple[str, ...], tuple[IntArray, IntArray]] = {}
         self._known: dict[tuple[str, ...], dict[int, int]] = {}
+        # Cuts not yet read into ``_known``: most requests never ask ``of`` for them.
+        self._cuts: dict[tuple[str, ...], list[tuple[IntArray, IntArray]]] = {}
 
     def __call__(self, terms: tuple[str, ...]) -> tuple[IntArray, IntArray]:
         if terms not in self._seen:
@@ -205,8 +220,7 @@ class _ScoreCache:
         if self._top is None or terms in self._seen:
             return self(terms)
         ords, units = self._top.top(terms, k)
-        self._known.setdefault(terms, {}).update(
-            zip(np.asarray(ords).tolist(), np.asarray(units).tolist(), strict=True))
+        self._cuts.setdefault(terms, []).append((ords, units))
         return ords, units
 
     def of(self, terms: tuple[str, ...], ords: Iterable[int]) -> dict[int, int]:
@@ -215,6 +229,8 @@ class _ScoreCache:
             full = _lookup(*self(terms))
             return {o: full.get(o, 0) for o in ords}
         known = self._known.setdefault(terms, {})
+        for cut in self._cuts.pop(terms, ()):
+            known.update(_lookup(*cut))
         unknown = sorted(o for o in ords if o not in known)
         if unknown:
             units = self._top.score_of(terms, np.asarray(unknown, dtype=np.int64))
