@@ -45,12 +45,11 @@ class RerankRow(BaseModel):
     change: dict[str, Any] | None = None
 
 
-class RerankSummary(BaseModel):
-    """The whole run in numbers."""
+class RerankCounts(BaseModel):
+    """A run's counts and means over its queries: what the MCP server reports of it too."""
 
     model_config = ConfigDict(frozen=True)
 
-    run_id: str
     queries: int
     compared: int
     failed: int
@@ -62,3 +61,9 @@ class RerankSummary(BaseModel):
     documents_gained: int
     documents_lost: int
     max_displacement: int
+
+
+class RerankSummary(RerankCounts):
+    """The whole run in numbers."""
+
+    run_id: str

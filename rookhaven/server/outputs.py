@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..models import Audit, RetrievalResult
+from ..rerank.models import RerankCounts
 
 Mode = Literal["inline", "pipeline"]
 JobState = Literal["queued", "running", "done", "failed"]
@@ -134,20 +135,8 @@ class VerificationSummary(BaseModel):
     alarmed: list[Alarm]
 
 
-class RerankOutcome(BaseModel):
+class RerankOutcome(RerankCounts):
     """What a re-ranking run found: counts and means over its queries."""
-
-    queries: int
-    compared: int
-    failed: int
-    unchanged: int
-    changed: int
-    mean_overlap_at_k: float | None
-    mean_kendall_tau: float | None
-    mean_rbo: float | None
-    documents_gained: int
-    documents_lost: int
-    max_displacement: int
 
 
 class RunOutput(BaseModel):
