@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""The per-request time outside the kernel: a full retrieve with the index's answers cached.
+
+Run by hand (not a test), from the repository root:
+
+    python bench/overhead.py bench/data/syn100k --engine bm25@2 --k 100 [--trees A,B]
+
+Each query of the directory's q3.jsonl and q8.jsonl goes through ``Retriever.result_data``
+and ``canonical_bytes`` once, which fills a cache of the index's top-k answers; the timed
+rounds then reuse those answers, so what is measured is everything but the kernel: the
+tokenising, decomposition, tie keys, the cut and the merge, the audit's assembly and the
+encoding. With ``--trees``, each tree's ``rookhaven`` (a checkout, e.g. a ``git worktree``
+of an older commit) is loaded in turn into this one process and the rounds alternate
+between them, so the machine's noise falls on both alike; the digest printed beside each
+tree (sha256 over the results' canonical bytes) must be the same for a speed-only change.
+The best round is reported, us per request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(tree: Path) -> Any:
+    """``rookhaven`` imported from ``tree``, replacing any copy already imported."""
+    for name in [m for m in sys.modules if m == "rookhaven" or m.startswith("rookhaven.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(tree))
+    try:
+        import rookhaven
+        import rookhaven.core.corpus
+    finally:
+        sys.path.pop(0)
+    return rookhaven
+
+
+def _setup(tree: Path, corpus_dir: Path, engine: str, k: int) -> tuple[Any, list[Any], str]:
+    """A retriever of ``tree`` whose index answers from a cache, its requests, a digest."""
+    rookhaven = _load(tree)
+    with open(corpus_dir / "corpus.jsonl", "rb") as lines:
+        corpus = rookhaven.core.corpus.Corpus.from_records(
+            {"id": r["_id"], "text": r["text"]} for r in map(orjson.loads, lines))
+    retriever = rookhaven.Retriever(corpus, engine)
+    index, answers = retriever.index, {}
+    ask = index.top
+
+    def top(terms: Any, budget: int) -> Any:
+        key = (tuple(terms), budget)
+        if key not in answers:
+            answers[key] = ask(terms, budget)
+        return answers[key]
+
+    index.top = top
+    retriever._top = index  # the retriever reads its top-k index from here
+    requests = [rookhaven.RetrievalRequest(query=orjson.loads(line)["text"], recall_budget=k)
+                for name in ("q3.jsonl", "q8.jsonl")
+                for line in (corpus_dir / name).read_bytes().splitlines() if line.strip()]
+    digest = hashlib.sha256()
+    for request in requests:  # fills the cache; warms JIT and tie-key caches
+        digest.update(rookhaven.canonical_bytes(retriever.result_data(request)))
+    return (retriever, rookhaven.canonical_bytes), requests, digest.hexdigest()[:16]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus_dir", type=Path)
+    parser.add_argument("--engine", default="bm25@2")
+    parser.add_argument("--k", type=int, default=100)
+    parser.add_argument("--trees", default=str(ROOT),
+                        help="comma-separated checkouts to compare (default: this one)")
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    setups = [(tree, *_setup(Path(tree), args.corpus_dir, args.engine, args.k))
+              for tree in args.trees.split(",")]
+    best = [float("inf")] * len(setups)
+    for _ in range(args.rounds):
+        for i, (_, (retriever, encode), requests, _) in enumerate(setups):
+            began = time.perf_counter()
+            for request in requests:
+                encode(retriever.result_data(request))
+            best[i] = min(best[i], (time.perf_counter() - began) / len(requests) * 1e6)
+    for (tree, _, requests, digest), us in zip(setups, best, strict=True):
+        print(f"{tree}  {args.engine} k={args.k}: {us:.1f} us/request outside the kernel "
+              f"({len(requests)} requests), digest {digest}")
+
+
+if __name__ == "__main__":
+    main()
