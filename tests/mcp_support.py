@@ -14,18 +14,23 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 from mcp_types import CallToolResult
 
 from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import NotFoundError, StoreUnavailableError
-from rookhaven.models import Audit, RetrievalRequest, RetrievalResult
+from rookhaven.models import Audit, Document, RetrievalRequest, RetrievalResult
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.server.inline import InlineBackend
 from rookhaven.server.outputs import CorporaOutput, JobOutput, RunOutput, VerifyOutput
+from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.server.ports import CorpusData, PreparedRun, Retrieval, needs_pipeline
+from rookhaven.store import Store
 from rookhaven.verification import Selection
 
 DOCUMENTS = [
@@ -57,6 +62,26 @@ def error_text(result: CallToolResult) -> str:
     text = str(result.content[0].text)  # type: ignore[union-attr]
     assert "Traceback" not in text
     return text
+
+
+def fake_store() -> Iterator[Store]:
+    """A store on a fresh fakeredis, closed afterwards (for a fixture to yield from)."""
+    client = fakeredis.FakeRedis()
+    yield Store(client, "mcp")
+    client.close()
+
+
+def worker(store: Store, settings: Settings) -> RecordingDispatcher:
+    """A dispatcher that runs each job at once with the real Executor, like a worker would."""
+    return RecordingDispatcher(executor=Executor(store, settings), worker="w1")
+
+
+def pipeline_backend(store: Store, settings: Settings,
+                     docs: list[Document]) -> PipelineBackend:
+    """The MCP server's pipeline backend over ``store``, ``docs`` stored as corpus 'port'."""
+    pipeline = Pipeline(store, worker(store, settings), settings)
+    pipeline.add_corpus(docs, "port")
+    return PipelineBackend(pipeline, settings, wait=10)
 
 
 def write_corpus(directory: Path, name: str = "port") -> Path:

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import fakeredis
 import orjson
 import pytest
 from mcp import Client
@@ -19,12 +18,12 @@ from rookhaven.core import merkle
 from rookhaven.core.leaf import parse_leaf
 from rookhaven.core.note import generate_key, verify_checkpoint
 from rookhaven.models import RetrievalResult
-from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
+from rookhaven.pipeline import Pipeline
 from rookhaven.server import build_server
 from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.store import Store, connect
 from tests.conftest import free_port
-from tests.mcp_support import error_text, ok, write_corpus
+from tests.mcp_support import error_text, fake_store, ok, pipeline_backend, worker, write_corpus
 
 pytestmark = pytest.mark.anyio
 
@@ -41,11 +40,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def worker(store: Store, settings: Settings) -> RecordingDispatcher:
-    """A dispatcher that runs each job at once with the real Executor, like a worker would."""
-    return RecordingDispatcher(executor=Executor(store, settings), worker="w1")
-
-
 @pytest.fixture
 def settings() -> Settings:
     return Settings(redis_url="redis://unused")
@@ -59,16 +53,12 @@ def file_settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def store() -> Iterator[Store]:
-    client = fakeredis.FakeRedis()
-    yield Store(client, "mcp")
-    client.close()
+    yield from fake_store()
 
 
 @pytest.fixture
 def backend(store: Store, settings: Settings) -> PipelineBackend:
-    pipeline = Pipeline(store, worker(store, settings), settings)
-    pipeline.add_corpus(DOCS, "port")
-    return PipelineBackend(pipeline, settings, wait=10)
+    return pipeline_backend(store, settings, DOCS)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import fakeredis
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -17,11 +16,10 @@ from mcp_types import TextResourceContents
 from rookhaven import Document, canonical_bytes
 from rookhaven.config import Settings
 from rookhaven.models import RetrievalResult
-from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.server import build_server, resources
 from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.store import Store
-from tests.mcp_support import error_text, ok, write_corpus
+from tests.mcp_support import error_text, fake_store, ok, pipeline_backend, write_corpus
 
 pytestmark = pytest.mark.anyio
 
@@ -43,17 +41,12 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def store() -> Iterator[Store]:
-    client = fakeredis.FakeRedis()
-    yield Store(client, "mcp")
-    client.close()
+    yield from fake_store()
 
 
 @pytest.fixture
 def backend(store: Store, settings: Settings) -> PipelineBackend:
-    worker = RecordingDispatcher(executor=Executor(store, settings), worker="w1")
-    pipeline = Pipeline(store, worker, settings)
-    pipeline.add_corpus(DOCS, "port")
-    return PipelineBackend(pipeline, settings, wait=10)
+    return pipeline_backend(store, settings, DOCS)
 
 
 @pytest.fixture
