@@ -48,6 +48,20 @@ def canonical_bytes(value: BaseModel | Any) -> bytes:
     return encoded
 
 
+def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The canonical bytes of a result and of its audit, the audit encoded once.
+
+    With keys sorted, a result of exactly ``audit`` and ``hits`` encodes as its audit's
+    bytes and its hits' in a fixed frame (orjson writes a value the same wherever it
+    stands), so a worker storing both need not encode the audit twice (~40% of the
+    encoding at k = 100). Anything else takes the general path.
+    """
+    if result.keys() != {"audit", "hits"}:
+        return canonical_bytes(result), canonical_bytes(result["audit"])
+    audit = canonical_bytes(result["audit"])
+    return b'{"audit":' + audit + b',"hits":' + canonical_bytes(result["hits"]) + b"}", audit
+
+
 def sha256_digest(data: bytes) -> str:
     """``sha256:<hex>``, the digest form used for every content address."""
     return "sha256:" + hashlib.sha256(data).hexdigest()

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from ..config import Settings
-from ..core.canonical import canonical_bytes
+from ..core.canonical import result_bytes
 from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
@@ -160,8 +160,7 @@ class Executor:
             )
         # Plain data straight to bytes: the same bytes as the validated model gives
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
-        result = retriever.result_data(spec.request)
-        return canonical_bytes(result), canonical_bytes(result["audit"])
+        return result_bytes(retriever.result_data(spec.request))
 
     def _fail(self, job_id: str, exc: BaseException, *, permanent: bool,
               detail: str | None = None) -> str:

@@ -27,3 +27,29 @@ def test_a_non_finite_float_is_refused_wherever_it_is(bad: float, shape: str) ->
 def test_nulls_and_the_word_null_alone_are_fine() -> None:
     assert canonical_bytes({"id": "null", "meta": None, "s": 0.25}) == (
         b'{"id":"null","meta":null,"s":0.25}')
+
+
+def _results() -> list[dict[str, object]]:
+    from rookhaven import Document, RetrievalRequest, Retriever
+    docs = [Document(id=f"d{i}-é\u2028\"q\"", text=f"crane {i % 5} berth tide {i % 3}")
+            for i in range(40)]
+    retriever = Retriever(docs, "bm25")
+    found = [retriever.result_data(RetrievalRequest(query=q, recall_budget=k, seed=s))
+             for q in ("crane berth", "tide, and \"hits\": 3", "nothing-matches", "ß 🚢")
+             for k in (1, 5, 40) for s in ("a", "\"hits\":")]
+    return [*found, {"hits": [], "audit": {"hits": [1], "z": None}}]
+
+
+def test_a_results_bytes_are_its_audit_and_hits_framed_as_one_encoding_gives() -> None:
+    from rookhaven.core.canonical import result_bytes
+    for result in _results():
+        assert result_bytes(result) == (canonical_bytes(result),
+                                        canonical_bytes(result["audit"]))
+
+
+def test_result_bytes_takes_the_general_path_for_other_shapes() -> None:
+    from rookhaven.core.canonical import result_bytes
+    odd = {"audit": {"a": 1}, "hits": [], "extra": True}
+    assert result_bytes(odd) == (canonical_bytes(odd), canonical_bytes(odd["audit"]))
+    with pytest.raises(ValueError, match="non-finite"):
+        result_bytes({"audit": {"score": math.nan}, "hits": []})
