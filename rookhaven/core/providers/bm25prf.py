@@ -179,9 +179,12 @@ class Bm25PrfIndex(Bm25Index):
         if self.forward is None or not base:
             return Feedback(docs=(), plan=base, terms=())
         ords, units = self.scorer.score_top(base, self.fb_docs)
-        order = np.lexsort((ords, -units))[: self.fb_docs]  # score descending, then ordinal
-        docs = np.asarray(ords)[order].tolist()
-        scores = np.asarray(units)[order].tolist()
+        # Score descending, then ordinal; a handful of candidates, so Python's sort (numpy's
+        # calls cost more than the sorting here).
+        first = sorted(zip(units.tolist(), ords.tolist(), strict=True),
+                       key=lambda pair: (-pair[0], pair[1]))[: self.fb_docs]
+        docs = [ordinal for _, ordinal in first]
+        scores = [score for score, _ in first]
         if self.method == "rm3":
             chosen = rm3_weights(self.forward, self.eligible, docs, scores, self.fb_terms)
         else:
