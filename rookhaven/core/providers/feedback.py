@@ -228,6 +228,51 @@ def bo1_reference(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
     return dict(zip(ids[top].tolist(), units[top].tolist(), strict=True))
 
 
+def _merge_runs(keys: Any, values: Any) -> tuple[Any, Any]:
+    """``keys`` sorted ascending, ``values`` carried along (equal keys in any order): the
+    ascending runs merged pairwise. The feedback documents' terms arrive as one ascending run
+    per document, where numba's quicksort took 17 of Bo1's 27 us (ADR 0018, addendum 4)."""
+    n = len(keys)
+    starts = np.empty(n + 1, dtype=np.int64)
+    runs = 0
+    for i in range(n):
+        if i == 0 or keys[i] < keys[i - 1]:
+            starts[runs] = i
+            runs += 1
+    starts[runs] = n
+    k2 = np.empty_like(keys)
+    v2 = np.empty_like(values)
+    while runs > 1:
+        merged = 0
+        for r in range(0, runs, 2):
+            lo, mid = starts[r], starts[r + 1]
+            hi = starts[r + 2] if r + 2 <= runs else mid
+            a, b, o = lo, mid, lo
+            while a < mid and b < hi:
+                if keys[b] < keys[a]:
+                    k2[o], v2[o] = keys[b], values[b]
+                    b += 1
+                else:
+                    k2[o], v2[o] = keys[a], values[a]
+                    a += 1
+                o += 1
+            while a < mid:
+                k2[o], v2[o] = keys[a], values[a]
+                a += 1
+                o += 1
+            while b < hi:
+                k2[o], v2[o] = keys[b], values[b]
+                b += 1
+                o += 1
+            starts[merged] = lo
+            merged += 1
+        starts[merged] = n
+        runs = merged
+        keys, k2 = k2, keys
+        values, v2 = v2, values
+    return keys, values
+
+
 def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, floor: Any,
                 docs: Any, fb_terms: int) -> tuple[Any, Any]:
     """``bo1_reference`` as loops for numba: the feedback documents' eligible postings sorted
@@ -248,7 +293,7 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
                 got_t[m] = t
                 got_f[m] = tfs[p]
                 m += 1
-    order = np.argsort(got_t[:m])
+    got_t, got_f = _merge_runs(got_t[:m], got_f[:m])
     best_t = np.empty(fb_terms, dtype=np.int64)
     best_u = np.empty(fb_terms, dtype=np.int64)
     size = 0
@@ -256,10 +301,10 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
     one = float(WEIGHT_ONE)
     i = 0
     while i < m:
-        t = got_t[order[i]]
+        t = got_t[i]
         total = 0
-        while i < m and got_t[order[i]] == t:
-            total += got_f[order[i]]
+        while i < m and got_t[i] == t:
+            total += got_f[i]
             i += 1
         weight = (float(total) / one) * slope[t] + floor[t]
         u = np.int64(np.floor(weight * scale))
@@ -275,6 +320,8 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
     return best_t[:size], best_u[:size]
 
 
+if njit is not None:
+    _merge_runs = njit(cache=True, nogil=True)(_merge_runs)
 _bo1_kernel = njit(cache=True, nogil=True)(_bo1_choose) if njit is not None else None
 
 
