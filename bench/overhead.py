@@ -47,6 +47,16 @@ def _load(tree: Path) -> Any:
     return rookhaven
 
 
+def _cached(ask: Any, answers: dict[Any, Any]) -> Any:
+    """``ask(first, budget)`` answered once per (first, budget), ``first`` a sequence."""
+    def answer(first: Any, budget: int) -> Any:
+        key = (tuple(first), budget)
+        if key not in answers:
+            answers[key] = ask(first, budget)
+        return answers[key]
+    return answer
+
+
 def _setup(tree: Path, corpus_dir: Path, engine: str, k: int,
            cold: bool) -> tuple[Any, list[Any], str]:
     """A retriever of ``tree`` whose index answers from a cache, its requests, a digest."""
@@ -59,27 +69,11 @@ def _setup(tree: Path, corpus_dir: Path, engine: str, k: int,
     memo = getattr(index, "_feedback", None) if cold else None
     if cold and memo is None:
         raise SystemExit(f"--cold: {engine} keeps no feedback memo (try bm25@3)")
-    if memo is not None:  # cache per plan, below the feedback
+    if memo is not None:  # cache per plan, below the feedback (a frozen dataclass)
         scorer = index.scorer
-        score_top = scorer.score_top
-
-        def by_plan(plan: Any, budget: int) -> Any:
-            key = (tuple(plan), budget)
-            if key not in answers:
-                answers[key] = score_top(plan, budget)
-            return answers[key]
-
-        object.__setattr__(scorer, "score_top", by_plan)  # a frozen dataclass
+        object.__setattr__(scorer, "score_top", _cached(scorer.score_top, answers))
     else:
-        ask = index.top
-
-        def top(terms: Any, budget: int) -> Any:
-            key = (tuple(terms), budget)
-            if key not in answers:
-                answers[key] = ask(terms, budget)
-            return answers[key]
-
-        index.top = top
+        index.top = _cached(index.top, answers)
         retriever._top = index  # the retriever reads its top-k index from here
     requests = [rookhaven.RetrievalRequest(query=orjson.loads(line)["text"], recall_budget=k)
                 for name in ("q3.jsonl", "q8.jsonl")
