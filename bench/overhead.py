@@ -5,6 +5,7 @@ Run by hand (not a test), from the repository root:
 
     python bench/overhead.py bench/data/syn100k --engine bm25@2 --k 100 [--trees A,B]
     python bench/overhead.py bench/data/syn100k --engine bm25@3 --cold
+    python bench/overhead.py bench/data/syn100k --engine bm25@3 --cold --whole --trees A,B
 
 Each query of the directory's q3.jsonl and q8.jsonl goes through ``Retriever.result_data``
 and ``canonical_bytes`` once, which fills a cache of the index's top-k answers; the timed
@@ -17,7 +18,8 @@ tree (sha256 over the results' canonical bytes) must be the same for a speed-onl
 The best round is reported, us per request. ``--cold`` (engines with a feedback memo, bm25@3)
 empties the memo before every request and caches the scorer's answers per plan instead, so
 the feedback's own Python (the first pass's order, the term choice's wrapper, the plan and
-its list table) is counted too; the compiled term choice runs as it would.
+its list table) is counted too; the compiled term choice runs as it would. ``--whole``
+caches nothing, so the kernel is timed too: trees compared request for request.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ def _cached(ask: Any, answers: dict[Any, Any]) -> Any:
     return answer
 
 
-def _setup(tree: Path, corpus_dir: Path, engine: str, k: int,
-           cold: bool) -> tuple[Any, list[Any], str]:
+def _setup(tree: Path, corpus_dir: Path, engine: str, k: int, cold: bool,
+           whole: bool) -> tuple[Any, list[Any], str]:
     """A retriever of ``tree`` whose index answers from a cache, its requests, a digest."""
     rookhaven = _load(tree)
     with open(corpus_dir / "corpus.jsonl", "rb") as lines:
@@ -69,7 +71,9 @@ def _setup(tree: Path, corpus_dir: Path, engine: str, k: int,
     memo = getattr(index, "_feedback", None) if cold else None
     if cold and memo is None:
         raise SystemExit(f"--cold: {engine} keeps no feedback memo (try bm25@3)")
-    if memo is not None:  # cache per plan, below the feedback (a frozen dataclass)
+    if whole:
+        pass  # nothing cached: the kernel is timed too
+    elif memo is not None:  # cache per plan, below the feedback (a frozen dataclass)
         scorer = index.scorer
         object.__setattr__(scorer, "score_top", _cached(scorer.score_top, answers))
     else:
@@ -100,8 +104,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--cold", action="store_true",
                         help="empty the feedback memo before every request (bm25@3)")
+    parser.add_argument("--whole", action="store_true",
+                        help="cache nothing: time the whole request, kernel included")
     args = parser.parse_args()
-    setups = [(tree, *_setup(Path(tree), args.corpus_dir, args.engine, args.k, args.cold))
+    setups = [(tree, *_setup(Path(tree), args.corpus_dir, args.engine, args.k, args.cold,
+                            args.whole))
               for tree in args.trees.split(",")]
     best = [float("inf")] * len(setups)
     for _ in range(args.rounds):
@@ -110,10 +117,11 @@ def main() -> None:
             for request in requests:
                 answer(request)
             best[i] = min(best[i], (time.perf_counter() - began) / len(requests) * 1e6)
-    kind = " cold" if args.cold else ""
+    kind = (" cold" if args.cold else "") + (" whole" if args.whole else "")
     for (tree, _, requests, digest), us in zip(setups, best, strict=True):
-        print(f"{tree}  {args.engine}{kind} k={args.k}: {us:.1f} us/request outside the "
-              f"kernel ({len(requests)} requests), digest {digest}")
+        where = "in all" if args.whole else "outside the kernel"
+        print(f"{tree}  {args.engine}{kind} k={args.k}: {us:.1f} us/request {where} "
+              f"({len(requests)} requests), digest {digest}")
 
 
 if __name__ == "__main__":

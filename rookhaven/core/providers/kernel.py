@@ -12,7 +12,9 @@ into a window-sized accumulator (small enough to stay in cache), the candidates 
 non-essential terms could still lift to the cut are kept, and those terms are then looked
 up per candidate, or scanned over the window when the candidates are many. A query term
 is a group of postings lists (itself, its prefix extensions, its synonyms) whose value
-for a document is the best of them; a term's short lists are merged first.
+for a document is the best of them; a term's short lists are merged first, unless the
+scorer already holds the group merged (``unions.py``): list rows that start past the
+index's postings are ranges of that pool.
 
 A plan with more than ``MAX_PRUNED`` query terms (bm25@3's feedback query: the query's terms
 and ten light expansion terms) skips the pruning: each window adds every posting and scores
@@ -29,7 +31,7 @@ import numpy.typing as npt
 
 from ..compiled import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "top_candidates"]
+__all__ = ["AVAILABLE", "top_candidates", "union"]
 
 # Lists shorter than this within one query term are merged before scoring: cheap to merge,
 # and one seek in their union replaces a seek in each (a prefix can have dozens).
@@ -136,17 +138,39 @@ def _merge_into(ad: Any, av: Any, n: int, docs: Any, values: Any, s: int, e: int
     return m
 
 
-def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int,
-                small: int) -> Any:
+def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, small: int,
+                pool_d: Any, pool_v: Any) -> Any:
     """Each query term's short lists (prefix extensions, synonyms) merged into one list of
     their own, so a lookup seeks once in it instead of once in each. Returns the merged
     postings and the new list table, rows (source, start, end, weight, bound, qtf) where
-    source 1 means the merged postings (already weighted: weight is one)."""
+    source 1 means the merged postings (already weighted: weight is one).
+
+    Rows starting at or past ``len(docs)`` are the pool's (``pool_d/pool_v``, offset by
+    ``len(docs)``): groups the scorer merged before. With nothing left to fold, the pool
+    itself is the merged postings (no copy); otherwise its ranges are copied in."""
     n_groups = len(groups) - 1
     one = np.int64(1) << wbits
+    n_index = len(docs)
+    folds = False
+    for g in range(n_groups):
+        shorts = 0
+        for li in range(groups[g], groups[g + 1]):
+            if lists[li, 0] < n_index and lists[li, 1] - lists[li, 0] < small:
+                shorts += 1
+        folds = folds or shorts >= 2
+    if not folds:
+        table = np.empty((len(lists), 6), dtype=np.int64)
+        for li in range(len(lists)):
+            table[li, 1:] = lists[li]
+            table[li, 0] = 0
+            if lists[li, 0] >= n_index:
+                table[li, 0] = 1
+                table[li, 1] -= n_index
+                table[li, 2] -= n_index
+        return pool_d, pool_v, table[:len(lists)], groups.copy()
     total = 0
     for li in range(len(lists)):
-        if lists[li, 1] - lists[li, 0] < small:
+        if lists[li, 0] >= n_index or lists[li, 1] - lists[li, 0] < small:
             total += lists[li, 1] - lists[li, 0]
     merged_d = np.empty(total, dtype=np.int32)
     merged_v = np.empty(total, dtype=np.int32)
@@ -160,13 +184,20 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int,
     for g in range(n_groups):
         shorts = 0
         for li in range(groups[g], groups[g + 1]):
-            if lists[li, 1] - lists[li, 0] < small:
+            if lists[li, 0] < n_index and lists[li, 1] - lists[li, 0] < small:
                 shorts += 1
         n = 0
         top = np.int64(0)
         for li in range(groups[g], groups[g + 1]):
             s, e = lists[li, 0], lists[li, 1]
-            if shorts >= 2 and e - s < small:
+            if s >= n_index:  # the pool's: copied in as it is
+                merged_d[used:used + e - s] = pool_d[s - n_index:e - n_index]
+                merged_v[used:used + e - s] = pool_v[s - n_index:e - n_index]
+                table[rows, 0], table[rows, 1], table[rows, 2] = 1, used, used + e - s
+                table[rows, 3:] = lists[li, 2:]
+                rows += 1
+                used += e - s
+            elif shorts >= 2 and e - s < small:
                 n = _merge_into(a_d, a_v, n, docs, impacts, s, e, lists[li, 2], wbits, b_d, b_v)
                 a_d, b_d = b_d, a_d
                 a_v, b_v = b_v, a_v
@@ -191,6 +222,25 @@ def _grown(a: Any, need: int) -> Any:
     b = np.empty(max(2 * len(a), need), dtype=a.dtype)
     b[:len(a)] = a
     return b
+
+
+def _union(docs: Any, impacts: Any, rows: Any, wbits: int) -> Any:
+    """The postings of ``rows`` (start, end, weight; shortest first) merged: each document
+    once, at its best weighted value, as a query term of several lists is scored."""
+    total = 0
+    for r in range(len(rows)):
+        total += rows[r, 1] - rows[r, 0]
+    a_d = np.empty(total, dtype=np.int32)
+    a_v = np.empty(total, dtype=np.int32)
+    b_d = np.empty(total, dtype=np.int32)
+    b_v = np.empty(total, dtype=np.int32)
+    n = 0
+    for r in range(len(rows)):
+        n = _merge_into(a_d, a_v, n, docs, impacts, rows[r, 0], rows[r, 1], rows[r, 2], wbits,
+                        b_d, b_v)
+        a_d, b_d = b_d, a_d
+        a_v, b_v = b_v, a_v
+    return a_d[:n].copy(), a_v[:n].copy()
 
 
 def _longest(lists: Any, lo: int, hi: int) -> int:
@@ -329,13 +379,46 @@ def _drop_hopeless(cand: Any, nc: int, acc: Any, cnt: Any, rest: Any, left: int,
     return keep
 
 
+def _seed_cut(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any,
+              groups: Any, wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
+              seeds: Any) -> Any:
+    """The k-th best exact score among the distinct documents ``seeds``, or -1 if they are
+    fewer than k: a lower bound of the final cut (the k-th best over all documents)."""
+    order = np.unique(seeds)  # sorted, each once: a document counted twice would overstate
+    if len(order) < k or len(order) == 0:
+        return np.int64(-1)
+    units = np.zeros(len(order), dtype=np.int64)
+    matched = np.zeros(len(order), dtype=np.int64)
+    best = np.zeros(len(order), dtype=np.int64)
+    for g in range(len(groups) - 1):
+        for li in range(groups[g], groups[g + 1]):
+            ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+            w, p, e = lists[li, 3], lists[li, 1], lists[li, 2]
+            for i in range(len(order)):
+                p = _seek(ds, p, e, order[i])
+                if p < e and ds[p] == order[i]:
+                    best[i] = max(best[i], _weighted(np.int64(vs[p]), w, wbits))
+        q = lists[groups[g], 5] if groups[g + 1] > groups[g] else 0
+        for i in range(len(order)):
+            if best[i] > 0:
+                units[i] += q * best[i]
+                matched[i] += 1
+                best[i] = 0
+    scores = np.empty(len(order), dtype=np.int64)
+    for i in range(len(order)):
+        scores[i] = _covered(units[i], matched[i], cov_one, cov_c, distinct)
+    scores.sort()
+    return scores[len(order) - k]
+
+
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
-                    window: int, max_pruned: int) -> Any:
+                    window: int, max_pruned: int, pool_d: Any, pool_v: Any,
+                    seeds: Any) -> Any:
     if k <= 0 or len(given) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     merged_d, merged_v, lists, groups = _fold_small(docs, impacts, given, given_groups, wbits,
-                                                    small)
+                                                    small, pool_d, pool_v)
     n_groups = len(groups) - 1
     bound = np.zeros(n_groups, dtype=np.int64)  # the most a term adds to a document
     length = np.zeros(n_groups, dtype=np.int64)
@@ -360,6 +443,12 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
     exhaustive = n_groups > max_pruned
+    # k documents' exact scores bound the k-th best from below: the cut starts there.
+    theta = max(theta, _seed_cut(docs, impacts, merged_d, merged_v, lists, groups, wbits, k,
+                                 cov_one, cov_c, distinct, seeds))
+    while n_ne < n_groups and ne_total + bound[by_bound[n_ne]] < theta:
+        ne_total += bound[by_bound[n_ne]]
+        n_ne += 1
     one = np.int64(1) << wbits
     if exhaustive:
         # Many terms of small weight (a feedback query): their bounds sum above the cut for
@@ -410,9 +499,9 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 out_s = _grown(out_s, n_out + nc)
             for i in range(nc):
                 dl = cand[i]
+                if _below(acc[dl], cnt[dl], theta, cov_one, cov_c, distinct):
+                    continue  # a product, not the division: most candidates stop here
                 score = _covered(acc[dl], cnt[dl], cov_one, cov_c, distinct)
-                if score < theta:
-                    continue
                 out_d[n_out] = dl + w0
                 out_s[n_out] = score
                 n_out += 1
@@ -535,6 +624,8 @@ if njit is not None:
     _probe = njit(cache=True, nogil=True, inline='always')(_probe)
     _drop_hopeless = njit(cache=True, nogil=True, inline='always')(_drop_hopeless)
     _grown = njit(cache=True, nogil=True)(_grown)
+    _union = njit(cache=True, nogil=True)(_union)
+    _seed_cut = njit(cache=True, nogil=True)(_seed_cut)
 
 
 _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else None
@@ -543,14 +634,35 @@ _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else
 def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-                   window: int | None = None) -> tuple[Any, Any]:
+                   window: int | None = None, pool: tuple[Any, Any] | None = None,
+                   seeds: Any = None) -> tuple[Any, Any]:
     """Documents scoring at least the k-th best score (ties included) and their scores.
 
     ``lists`` rows are (start, end, weight, bound, qtf): a postings range, the weight its
     impacts are scaled by, the most it can add to a document (qtf and weight applied) and
-    its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``.
+    its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``. A row
+    starting at ``len(docs)`` or past it is a range of ``pool`` (documents and values,
+    offset by ``len(docs)``), a query term's lists merged before (``union``). ``seeds``:
+    documents expected to score high (bm25@3's feedback documents); scored first, they
+    raise the cut from the start. The result does not depend on them.
     """
     assert _kernel is not None
+    pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
     return _kernel(docs, impacts, lists, groups, n_docs, wbits,  # type: ignore[no-any-return]
                    k, cov_one, cov_c, distinct, SMALL_LIST,
-                   window or (WINDOW if n_docs < LARGE else LARGE_WINDOW), MAX_PRUNED)
+                   window or (WINDOW if n_docs < LARGE else LARGE_WINDOW), MAX_PRUNED,
+                   pool_d, pool_v, _NO_SEEDS if seeds is None else seeds)
+
+
+_EMPTY = np.zeros(0, dtype=np.int32)
+_NO_SEEDS = np.zeros(0, dtype=np.int64)
+
+
+def union(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
+          rows: npt.NDArray[np.int64], wbits: int) -> tuple[Any, Any]:
+    """One query term's lists (rows of start, end, weight) merged into one: its documents,
+    ascending, and each one's best weighted value (int32)."""
+    assert njit is not None
+    order = np.argsort(rows[:, 1] - rows[:, 0], kind="stable")  # shortest merged first
+    return _union(docs, impacts, np.ascontiguousarray(rows[order]),  # type: ignore[no-any-return]
+                  wbits)

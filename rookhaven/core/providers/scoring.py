@@ -6,6 +6,7 @@ so the engine may ask for the top k only and get exactly what a full scoring wou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import kernel
+from .unions import UnionPool
 
 IntArray = npt.NDArray[np.int64]
 Expansion = tuple[tuple[int, int], ...]
@@ -72,10 +74,14 @@ class Bm25Scorer:
         ords = np.flatnonzero(matched)
         return ords, self.covered(acc[ords], matched[ords], len(plan))
 
-    def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
-        """The documents scoring at least the k-th best score, ties at the cut included."""
+    def score_top(self, plan: Plan, k: int,
+                  seeds: Sequence[int] = ()) -> tuple[IntArray, IntArray]:
+        """The documents scoring at least the k-th best score, ties at the cut included.
+
+        ``seeds``: documents likely to score high; the compiled path scores them first to
+        start its cut there. The result is the same with or without them."""
         if kernel.AVAILABLE:
-            return self._kernel_top(plan, k)
+            return self._kernel_top(plan, k, seeds)
         ords, units = self.score_all(plan)
         if k <= 0:
             return ords[:0], units[:0]
@@ -103,27 +109,42 @@ class Bm25Scorer:
         reading a numpy scalar per row cost half of that (5-7 us a request)."""
         return self.offsets.tolist()  # type: ignore[no-any-return]
 
+    @cached_property
+    def unions(self) -> UnionPool:
+        """Query terms of several lists, each merged once (``unions.py``)."""
+        return UnionPool(self.docs, self.impacts, self.weight_bits)
+
     def list_table(self, plan: Plan) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The kernel's list table: rows (start, end, weight, bound, qtf) per list, the bound
         being the most that list (weight and qtf applied) adds to a document, and each query
-        term's first row (``groups``)."""
+        term's first row (``groups``). A term of several lists is one row of the union
+        pool where it fits there (offset by the index's postings: ``kernel.top_candidates``)."""
         starts, top, bits = self._starts, self.term_max, self.weight_bits
         one = 1 << bits
+        unions, n_index = (self.unions if kernel.AVAILABLE else None), len(self.docs)
         flat: list[int] = []  # one flat list: numpy reads it 2.5x faster than row tuples
         groups = [0]
         for qtf, expansion in plan:
-            for t, w in expansion:
-                bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
-                flat += (starts[t], starts[t + 1], w, qtf * bound, qtf)
+            pooled = None
+            if unions is not None and len(expansion) > 1:
+                pooled = unions.range_of(expansion, starts)
+            if pooled is not None:
+                start, end, best = pooled
+                flat += (n_index + start, n_index + end, one, qtf * best, qtf)
+            else:
+                for t, w in expansion:
+                    bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
+                    flat += (starts[t], starts[t + 1], w, qtf * bound, qtf)
             groups.append(len(flat) // 5)
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
                 np.array(groups, dtype=np.int64))
 
-    def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
+    def _kernel_top(self, plan: Plan, k: int, seeds: Sequence[int]) -> tuple[IntArray, IntArray]:
         lists, groups = self.list_table(plan)
         return kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
-            1 << self.coverage_bits, self.coverage, len(plan))
+            1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
+            seeds=np.array(seeds, dtype=np.int64) if len(seeds) >= k else None)
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
         """Scores of the given documents (0 where one matches nothing)."""

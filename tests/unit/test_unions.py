@@ -1,0 +1,166 @@
+"""The union pool: query terms of several lists merged once, with the kernel's own values."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+import pytest
+
+from rookhaven import Document
+from rookhaven.core.corpus import Corpus
+from rookhaven.core.providers import kernel
+from rookhaven.core.providers.bm25prf import Bm25PrfIndex, Bm25PrfProvider
+from rookhaven.core.providers.scoring import Bm25Scorer, Plan
+from rookhaven.core.providers.unions import UnionPool
+
+from .test_kernel_paths import VOCAB, _corpus, _kernel, _reference, _uncompiled_kernel
+
+pytestmark = pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
+
+
+# Families of words sharing a prefix: query terms of several lists.
+FAMILIES = ["berth", "berths", "berthing", "berthed", "pilot", "pilots", "piloting",
+            "pilotage", "tide", "tides", "tidewater", "cargo", "cargoes"]
+WORDS = [*VOCAB, *FAMILIES]
+
+
+def _fresh(capacity: int) -> Bm25PrfIndex:
+    """An index of its own whose scorer's pool holds at most ``capacity`` postings."""
+    rng = random.Random(5)
+    docs = list(_corpus(5))
+    docs += [Document(id=f"f{i:04d}", text=" ".join(
+        rng.choice(WORDS) for _ in range(rng.randint(1, 20)))) for i in range(400)]
+    index = Bm25PrfProvider(synonyms={"w1": ["w2"], "wide": ["w7", "w9"]}).build(Corpus(docs))
+    scorer = index.scorer
+    scorer.__dict__["unions"] = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits,
+                                          capacity)
+    return index
+
+
+def _several(index: Bm25PrfIndex) -> list[tuple[tuple[int, int], ...]]:
+    """Expansions of more than one list among the vocabulary's terms and prefixes."""
+    found = {index.expand(t) for t in [*WORDS, "wid", "w1"]}
+    return sorted(e for e in found if len(e) > 1)
+
+
+def test_a_pooled_term_holds_each_document_once_at_its_best_value() -> None:
+    index = _fresh(1 << 20)
+    scorer, expansions = index.scorer, _several(index)
+    assert len(expansions) >= 3
+    for expansion in expansions:
+        found = scorer.unions.range_of(expansion, scorer._starts)
+        assert found is not None
+        start, end, best = found
+        docs, values = scorer.unions.arrays
+        want_d, want_v = scorer.group(expansion)
+        assert docs[start:end].tolist() == want_d.tolist()
+        assert values[start:end].tolist() == want_v.tolist()
+        assert best == int(want_v.max())
+        assert scorer.unions.range_of(expansion, scorer._starts) == found  # kept, not redone
+
+
+@pytest.mark.parametrize("max_pruned", [0, 100])
+def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
+        max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    monkeypatch.setattr(kernel, "WINDOW", 64)
+    index = _fresh(900)  # room for a few merged terms only
+    scorer = index.scorer
+    rng = random.Random(max_pruned)
+    words = [*WORDS, "wid", "w1"]
+    mixed = 0  # plans with a pooled term beside a term of several lists folded per call
+    for _ in range(80):
+        terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
+        k = rng.choice([1, 5, 37, 5000])
+        for plan in (index.plan(terms), index.base_plan(terms)):
+            assert _kernel(scorer, plan, k) == _reference(scorer, plan, k), (terms, k)
+            lists, groups = scorer.list_table(plan)
+            pooled = bool((lists[:, 0] >= len(scorer.docs)).any())
+            mixed += pooled and bool((np.diff(groups) > 1).any())
+    assert mixed > 0
+    pool = scorer.unions
+    kept = [e for e in _several(index) if pool.range_of(e, scorer._starts) is not None]
+    assert kept and len(kept) < len(_several(index))  # some pooled, some refused
+    assert len(pool.arrays[0]) <= 900
+
+
+def test_seeds_change_nothing_but_where_the_cut_starts() -> None:
+    index = _fresh(1 << 20)
+    scorer = index.scorer
+    rng = random.Random(3)
+    for _ in range(80):
+        terms = [rng.choice([*WORDS, "wid"]) for _ in range(rng.randint(1, 6))]
+        plan = index.plan(terms)
+        k = rng.choice([1, 3, 10])
+        # Any documents: high scorers, non-matching ones, repeats (a repeat must not count
+        # twice towards the k).
+        seeds = [rng.randrange(scorer.n_docs) for _ in range(rng.randint(k, 12))]
+        seeds += seeds[:2]
+        ords, units = scorer.score_top(plan, k, seeds)
+        order = np.argsort(ords)
+        got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
+        assert got == _reference(scorer, plan, k), (terms, k, seeds)
+
+
+def test_one_document_repeated_k_times_does_not_raise_the_cut() -> None:
+    index = _fresh(1 << 20)
+    scorer = index.scorer
+    plan = index.plan(["w3", "w4", "wide"])
+    ords, units = scorer.score_all(plan)
+    top = int(ords[np.argmax(units)])
+    got = scorer.score_top(plan, 5, [top] * 5)
+    order = np.argsort(got[0])
+    assert (np.asarray(got[0])[order].tolist(), np.asarray(got[1])[order].tolist()) == \
+        _reference(scorer, plan, 5)
+
+
+def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
+    index = _fresh(1 << 20)
+    scorer: Bm25Scorer = index.scorer
+    rng = random.Random(9)
+    words = [*WORDS, "wid", "w1"]
+    plans: list[tuple[Plan, int]] = []
+    for _ in range(120):
+        terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
+        plans.append((index.base_plan(terms), rng.choice([1, 10, 100])))
+    want = [_reference(scorer, plan, k) for plan, k in plans]
+    failures: list[int] = []
+    barrier = threading.Barrier(4)
+
+    def run(offset: int) -> None:
+        barrier.wait()
+        for i in range(len(plans)):
+            j = (i + offset * 31) % len(plans)
+            if _kernel(scorer, *plans[j]) != want[j]:
+                failures.append(j)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+@pytest.mark.parametrize("max_pruned", [0, 100])
+def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
+        max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _fresh(900)
+    scorer = index.scorer
+    plain = _uncompiled_kernel(monkeypatch)
+    rng = random.Random(max_pruned + 1)
+    for _ in range(15):
+        terms = [rng.choice([*WORDS, "wid"]) for _ in range(rng.randint(1, 5))]
+        k = rng.choice([1, 5, 5000])
+        for plan in (index.plan(terms), index.base_plan(terms)):
+            lists, groups = scorer.list_table(plan)
+            seeds = np.asarray(index.feedback_of(terms).docs, dtype=np.int64)
+            ords, units = plain._top_candidates(
+                scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
+                k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
+                max_pruned, *scorer.unions.arrays, seeds)
+            order = np.argsort(ords)
+            got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
+            assert got == _reference(scorer, plan, k), (terms, k)
