@@ -143,3 +143,27 @@ def test_term_bounds_are_each_lists_largest_impact_and_zero_for_an_empty_list() 
                        impacts=np.zeros(0, dtype=np.int32), n_docs=0, coverage=0,
                        coverage_bits=16, weight_bits=16)
     assert empty.term_max == [0, 0]
+
+
+@pytest.mark.parametrize("qtf", [1, 1 << 45])
+def test_plans_the_packed_path_cannot_hold_are_pruned_and_exact(
+        qtf: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The exhaustive path packs (sum << 8) + matched count into an int64: 256 terms or
+    # more (qtf 1), or sums of 2**54 or more (qtf 2**45 on impacts up to 999), go pruned.
+    monkeypatch.setattr(kernel, "MAX_PRUNED", 0)
+    monkeypatch.setattr(kernel, "WINDOW", 64)
+    rng = random.Random(qtf)
+    n_terms, n_docs = 300, 500
+    # Documents 0-4 hold every term: matched by 300, a count that 8 bits cannot hold.
+    postings: list[list[int]] = [
+        [*range(5), *sorted(rng.sample(range(5, n_docs), rng.randint(1, 40)))]
+        for _ in range(n_terms)]
+    offsets = np.cumsum([0] + [len(p) for p in postings]).astype(np.int64)
+    scorer = Bm25Scorer(
+        offsets=offsets, docs=np.asarray([d for p in postings for d in p], dtype=np.int32),
+        impacts=np.asarray([rng.randint(1, 999) for p in postings for _ in p], dtype=np.int32),
+        n_docs=n_docs, coverage=1 << 14, coverage_bits=16, weight_bits=16)
+    one = 1 << 16
+    plan: Plan = [(qtf, ((t, one),)) for t in range(n_terms if qtf == 1 else 12)]
+    for k in (1, 10, 100):
+        assert _kernel(scorer, plan, k) == _reference(scorer, plan, k)
