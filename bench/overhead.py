@@ -50,11 +50,12 @@ def _load(tree: Path) -> Any:
 
 
 def _cached(ask: Any, answers: dict[Any, Any]) -> Any:
-    """``ask(first, budget)`` answered once per (first, budget), ``first`` a sequence."""
-    def answer(first: Any, budget: int) -> Any:
+    """``ask(first, budget, *rest)`` answered once per (first, budget), ``first`` a
+    sequence (``rest``, such as a scorer's seeds, does not change the answer)."""
+    def answer(first: Any, budget: int, *rest: Any) -> Any:
         key = (tuple(first), budget)
         if key not in answers:
-            answers[key] = ask(first, budget)
+            answers[key] = ask(first, budget, *rest)
         return answers[key]
     return answer
 

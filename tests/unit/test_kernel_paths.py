@@ -123,7 +123,7 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         k = rng.choice([1, 5, 37, 5000])
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
             lists, groups = scorer.list_table(plan)
-            ords, units = plain._top_candidates(
+            ords, units, _ = plain._top_candidates(
                 scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
                 k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
                 max_pruned, *scorer.unions.arrays, np.zeros(0, dtype=np.int64))
@@ -146,10 +146,11 @@ def test_term_bounds_are_each_lists_largest_impact_and_zero_for_an_empty_list() 
 
 
 @pytest.mark.parametrize("qtf", [1, 1 << 45])
-def test_plans_the_packed_path_cannot_hold_are_pruned_and_exact(
+def test_plans_the_packed_sums_cannot_hold_are_scored_exactly_elsewhere(
         qtf: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The exhaustive path packs (sum << 8) + matched count into an int64: 256 terms or
-    # more (qtf 1), or sums of 2**54 or more (qtf 2**45 on impacts up to 999), go pruned.
+    # The kernel packs (sum << 8) + matched count into an int64: 256 terms or more (qtf
+    # 1), or sums of 2**54 or more (qtf 2**45 on impacts up to 999), it declines, and the
+    # scorer sums them in numpy instead.
     monkeypatch.setattr(kernel, "MAX_PRUNED", 0)
     monkeypatch.setattr(kernel, "WINDOW", 64)
     rng = random.Random(qtf)
@@ -165,5 +166,8 @@ def test_plans_the_packed_path_cannot_hold_are_pruned_and_exact(
         n_docs=n_docs, coverage=1 << 14, coverage_bits=16, weight_bits=16)
     one = 1 << 16
     plan: Plan = [(qtf, ((t, one),)) for t in range(n_terms if qtf == 1 else 12)]
+    lists, groups = scorer.list_table(plan)
+    assert kernel.top_candidates(scorer.docs, scorer.impacts, lists, groups, n_docs, 16, 10,
+                                 1 << 16, 1 << 14, len(plan)) is None
     for k in (1, 10, 100):
         assert _kernel(scorer, plan, k) == _reference(scorer, plan, k)

@@ -157,7 +157,7 @@ def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
         for plan in (index.plan(terms), index.base_plan(terms)):
             lists, groups = scorer.list_table(plan)
             seeds = np.asarray(index.feedback_of(terms).docs, dtype=np.int64)
-            ords, units = plain._top_candidates(
+            ords, units, _ = plain._top_candidates(
                 scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
                 k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
                 max_pruned, *scorer.unions.arrays, seeds)

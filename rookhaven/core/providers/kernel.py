@@ -43,6 +43,13 @@ WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 8192
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
+# A window document's sum and its count of matched query terms share one int64,
+# (sum << COUNT_BITS) + count: one array read and written per posting instead of two (the
+# feedback pass 12-20% faster, ADR 0019). It holds plans of fewer than 2**COUNT_BITS terms
+# whose bounds sum below 2**SUM_BITS; ``top_candidates`` declines any other.
+COUNT_BITS = 8
+COUNT_MASK = (1 << COUNT_BITS) - 1
+SUM_BITS = 62 - COUNT_BITS
 
 
 def _sift_min(heap: Any, k: int) -> None:
@@ -253,10 +260,10 @@ def _longest(lists: Any, lo: int, hi: int) -> int:
 
 
 def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int,
-            hi: int, skip: int, pos: Any, w0: int, w1: int, wbits: int, cnt: Any, gval: Any,
+            hi: int, skip: int, pos: Any, w0: int, w1: int, wbits: int, acc: Any, gval: Any,
             gt: Any, add: bool) -> int:
     """Each window document's best value over rows ``lo:hi`` except ``skip``, into ``gval``,
-    the documents listed in ``gt`` (without ``add`` only those with ``cnt > 0``); how many."""
+    the documents listed in ``gt`` (without ``add`` only those with ``acc > 0``); how many."""
     ng = 0
     for li in range(lo, hi):
         if li == skip:
@@ -266,7 +273,7 @@ def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, l
         p = _seek(ds, pos[li], e, w0)
         while p < e and ds[p] < w1:
             dl = ds[p] - w0
-            if add or cnt[dl] > 0:
+            if add or acc[dl] > 0:
                 v = _weighted(np.int64(vs[p]), w, wbits)
                 if gval[dl] == 0:
                     gt[ng] = dl
@@ -279,15 +286,14 @@ def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, l
 
 
 def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
-          pos: Any, w0: int, w1: int, wbits: int, acc: Any, cnt: Any, gval: Any, gt: Any,
-          touched: Any, nt: int, add: bool, track: bool = True, packed: bool = False) -> int:
+          pos: Any, w0: int, w1: int, wbits: int, acc: Any, gval: Any, gt: Any,
+          touched: Any, nt: int, add: bool, track: bool = True) -> int:
     """Accumulate one query term (list rows ``lo:hi``) over the window ``[w0, w1)``.
 
     With ``add``, documents met for the first time join ``touched`` (unless ``track`` is
     false: the exhaustive path keeps no list); without, only documents already there
-    (``cnt > 0``) are updated. ``packed`` (the exhaustive path, with ``add``): ``acc``
-    takes (value << 8) + 1 and ``cnt`` is left alone. Returns the new touched count. A
-    term of one list is added by the kernel's own loops, never here."""
+    (``acc > 0``) are updated. Returns the new touched count. A term of one list is added
+    by the kernel's own loops, never here."""
     if hi == lo:  # a query term the index lacks: no lists
         return nt
     q = lists[lo, 5]
@@ -299,9 +305,8 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
             raise AssertionError("one-list terms are added by the kernel's loop")
         while p < e and ds[p] < w1:
             dl = ds[p] - w0
-            if cnt[dl] > 0:
-                acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
-                cnt[dl] += 1
+            if acc[dl] > 0:
+                acc[dl] += ((q * _weighted(np.int64(vs[p]), w, wbits)) << COUNT_BITS) + 1
             p += 1
         pos[lo] = p
         return nt
@@ -311,42 +316,34 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
     # documents the longest list lacks. Gathering every list cost 1.5-2x per posting.
     long = _longest(lists, lo, hi)
     ng = _gather(docs, impacts, merged_d, merged_v, lists, lo, hi, long, pos, w0, w1, wbits,
-                 cnt, gval, gt, add)
+                 acc, gval, gt, add)
     ds, vs = (docs, impacts) if lists[long, 0] == 0 else (merged_d, merged_v)
     w, e = lists[long, 3], lists[long, 2]
     p = _seek(ds, pos[long], e, w0)
     while p < e and ds[p] < w1:
         dl = ds[p] - w0
-        if add or cnt[dl] > 0:
-            if packed:
-                acc[dl] += ((q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])) << 8) + 1
-            else:
-                if track and cnt[dl] == 0:
-                    touched[nt] = dl
-                    nt += 1
-                acc[dl] += q * max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
-                cnt[dl] += 1
+        if add or acc[dl] > 0:
+            if track and acc[dl] == 0:
+                touched[nt] = dl
+                nt += 1
+            v = max(_weighted(np.int64(vs[p]), w, wbits), gval[dl])
+            acc[dl] += ((q * v) << COUNT_BITS) + 1
             gval[dl] = 0
         p += 1
     pos[long] = p
     for i in range(ng):
         dl = gt[i]
         if gval[dl] > 0:
-            if packed:
-                acc[dl] += ((q * gval[dl]) << 8) + 1
-            else:
-                if track and cnt[dl] == 0:
-                    touched[nt] = dl
-                    nt += 1
-                acc[dl] += q * gval[dl]
-                cnt[dl] += 1
+            if track and acc[dl] == 0:
+                touched[nt] = dl
+                nt += 1
+            acc[dl] += ((q * gval[dl]) << COUNT_BITS) + 1
             gval[dl] = 0
     return nt
 
 
 def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
-           pos: Any, w0: int, wbits: int, acc: Any, cnt: Any, cand: Any, nc: int,
-           gval: Any) -> None:
+           pos: Any, w0: int, wbits: int, acc: Any, cand: Any, nc: int, gval: Any) -> None:
     """Look each candidate (ascending) up in one query term's lists; add its best value."""
     if hi == lo:
         return
@@ -365,25 +362,42 @@ def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo
         dl = cand[i]
         best = gval[dl]
         if best > 0:
-            acc[dl] += q * best
-            cnt[dl] += 1
+            acc[dl] += ((q * best) << COUNT_BITS) + 1
             gval[dl] = 0
 
 
-def _drop_hopeless(cand: Any, nc: int, acc: Any, cnt: Any, rest: Any, left: int, theta: Any,
+def _drop_hopeless(cand: Any, nc: int, acc: Any, rest: Any, left: int, theta: Any,
                    cov_one: int, cov_c: int, distinct: int) -> int:
     """Keep the candidates that ``rest`` more (from ``left`` more terms) could lift to
     ``theta``; reset the others. Returns how many are kept, in their order."""
     keep = 0
     for i in range(nc):
         dl = cand[i]
-        if _below(acc[dl] + rest, min(cnt[dl] + left, distinct), theta, cov_one, cov_c, distinct):
+        u, m = acc[dl] >> COUNT_BITS, acc[dl] & COUNT_MASK
+        if _below(u + rest, min(m + left, distinct), theta, cov_one, cov_c, distinct):
             acc[dl] = 0
-            cnt[dl] = 0
         else:
             cand[keep] = dl
             keep += 1
     return keep
+
+
+def _packable(lists: Any, groups: Any) -> bool:
+    """Whether every sum of the plan fits beside its matched count (``COUNT_BITS``)."""
+    n_groups = len(groups) - 1
+    if n_groups > COUNT_MASK:
+        return False
+    total = np.int64(0)
+    for g in range(n_groups):
+        top = np.int64(0)
+        for li in range(groups[g], groups[g + 1]):
+            top = max(top, lists[li, 3])
+        if top >= np.int64(1) << SUM_BITS:
+            return False
+        total += top
+        if total >= np.int64(1) << SUM_BITS:
+            return False
+    return True
 
 
 def _seed_cut(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any,
@@ -423,7 +437,9 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     window: int, max_pruned: int, pool_d: Any, pool_v: Any,
                     seeds: Any) -> Any:
     if k <= 0 or len(given) == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), True
+    if not _packable(given, given_groups):
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), False
     merged_d, merged_v, lists, groups = _fold_small(docs, impacts, given, given_groups, wbits,
                                                     small, pool_d, pool_v)
     n_groups = len(groups) - 1
@@ -435,7 +451,6 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             length[g] += lists[li, 2] - lists[li, 1]
     by_bound = np.argsort(bound, kind="mergesort")  # its prefix is the non-essential set
     acc = np.zeros(window, dtype=np.int64)  # window-local, so it stays in cache
-    cnt = np.zeros(window, dtype=np.int32)
     gval = np.zeros(window, dtype=np.int64)
     gt = np.empty(window, dtype=np.int32)
     touched = np.empty(window, dtype=np.int32)
@@ -449,14 +464,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_out = 0
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
-    # The exhaustive path packs a document's sum and its count of matched terms into one
-    # int64, (sum << 8) + count: one array written per posting instead of two (12-20% of
-    # the feedback pass, ADR 0019). That needs fewer than 256 terms and sums below 2**54;
-    # any other plan is pruned, which is exact for every plan.
-    total = np.int64(0)
-    for g in range(n_groups):
-        total += min(bound[g], np.int64(1) << 54)
-    exhaustive = n_groups > max_pruned and n_groups < 256 and total < (np.int64(1) << 54)
+    exhaustive = n_groups > max_pruned
     # k documents' exact scores bound the k-th best from below: the cut starts there.
     theta = max(theta, _seed_cut(docs, impacts, merged_d, merged_v, lists, groups, wbits, k,
                                  cov_one, cov_c, distinct, seeds))
@@ -474,7 +482,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 lo = groups[g]
                 if groups[g + 1] - lo != 1:  # several lists, or none
                     _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos, w0,
-                          w1, wbits, acc, cnt, gval, gt, touched, 0, True, False, True)
+                          w1, wbits, acc, gval, gt, touched, 0, True, False)
                     continue
                 # One list: added here, not in a helper. A call per window and term, even
                 # one numba inlines, cost ~100 ns: at 100k documents a third of the path's
@@ -485,19 +493,19 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 if w == one:
                     while p < e and ds[p] < w1:
                         dl = ds[p] - w0
-                        acc[dl] += ((q * np.int64(vs[p])) << 8) + 1
+                        acc[dl] += ((q * np.int64(vs[p])) << COUNT_BITS) + 1
                         p += 1
                 else:
                     while p < e and ds[p] < w1:
                         dl = ds[p] - w0
-                        acc[dl] += ((q * _weighted(np.int64(vs[p]), w, wbits)) << 8) + 1
+                        acc[dl] += ((q * _weighted(np.int64(vs[p]), w, wbits)) << COUNT_BITS) + 1
                         p += 1
                 pos[lo] = p
             # The window's documents that may reach the cut. Every match sums to at least 1
-            # (impacts and weights are), so a sum of at least max(theta, 1) says it (packed:
-            # the count's 8 bits below it); a window none reaches (most, once the cut has
-            # risen) is passed over after one maximum.
-            floor = max(theta, np.int64(1)) << 8
+            # (impacts and weights are), so a sum of at least max(theta, 1) says it (the
+            # count's bits below it); a window none reaches (most, once the cut has risen)
+            # is passed over after one maximum.
+            floor = max(theta, np.int64(1)) << COUNT_BITS
             top = np.int64(0)
             for dl in range(w1 - w0):
                 top = max(top, acc[dl])
@@ -512,7 +520,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 out_s = _grown(out_s, n_out + nc)
             for i in range(nc):
                 dl = cand[i]
-                u, m = acc[dl] >> 8, acc[dl] & 255
+                u, m = acc[dl] >> COUNT_BITS, acc[dl] & COUNT_MASK
                 if _below(u, m, theta, cov_one, cov_c, distinct):
                     continue  # a product, not the division: most candidates stop here
                 score = _covered(u, m, cov_one, cov_c, distinct)
@@ -534,7 +542,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             lo = groups[g]
             if groups[g + 1] - lo != 1:  # several lists, or none
                 nt = _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos,
-                           w0, w1, wbits, acc, cnt, gval, gt, touched, nt, True)
+                           w0, w1, wbits, acc, gval, gt, touched, nt, True)
                 continue
             # One list, added here rather than in a helper (~100 ns a call, per window and
             # essential term: ADR 0018, addendum 2).
@@ -548,21 +556,19 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     dl = ds[p] - w0
                     touched[nt] = dl
                     nt += 1
-                    acc[dl] = q * _weighted(np.int64(vs[p]), w, wbits)
-                    cnt[dl] = 1
+                    acc[dl] = ((q * _weighted(np.int64(vs[p]), w, wbits)) << COUNT_BITS) + 1
                     p += 1
             else:
                 while p < e and ds[p] < w1:
                     dl = ds[p] - w0
-                    if cnt[dl] == 0:
+                    if acc[dl] == 0:
                         touched[nt] = dl
                         nt += 1
-                    acc[dl] += q * _weighted(np.int64(vs[p]), w, wbits)
-                    cnt[dl] += 1
+                    acc[dl] += ((q * _weighted(np.int64(vs[p]), w, wbits)) << COUNT_BITS) + 1
                     p += 1
             pos[lo] = p
         cand[:nt] = touched[:nt]
-        nc = _drop_hopeless(cand, nt, acc, cnt, ne_total, n_ne, theta, cov_one, cov_c, distinct)
+        nc = _drop_hopeless(cand, nt, acc, ne_total, n_ne, theta, cov_one, cov_c, distinct)
         rest = ne_total
         rest_at = rest
         ordered = False
@@ -578,24 +584,23 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     cand[:nc].sort()
                     ordered = True
                 _probe(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                       w0, wbits, acc, cnt, cand, nc, gval)
+                       w0, wbits, acc, cand, nc, gval)
             else:
                 _scan(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                      w0, w1, wbits, acc, cnt, gval, gt, touched, 0, False)
+                      w0, w1, wbits, acc, gval, gt, touched, 0, False)
             rest -= bound[g]
             # Filter again only once the bound left has fallen by a quarter: a light term
             # drops few candidates, and a pass over them all per term cost 5-9% (ADR 0018).
             if gi == 0 or (rest_at - rest) * 4 >= rest_at:
-                nc = _drop_hopeless(cand, nc, acc, cnt, rest, gi, theta, cov_one, cov_c, distinct)
+                nc = _drop_hopeless(cand, nc, acc, rest, gi, theta, cov_one, cov_c, distinct)
                 rest_at = rest
         if n_out + nc > len(out_d):  # room for every survivor, outside the loop below
             out_d = _grown(out_d, n_out + nc)
             out_s = _grown(out_s, n_out + nc)
         for i in range(nc):
             dl = cand[i]
-            u, m = acc[dl], cnt[dl]
+            u, m = acc[dl] >> COUNT_BITS, acc[dl] & COUNT_MASK
             acc[dl] = 0
-            cnt[dl] = 0
             if u < theta:
                 continue  # covered(u) <= u: no need to divide
             score = _covered(u, m, cov_one, cov_c, distinct)
@@ -617,7 +622,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             out_d[keep] = out_d[i]
             out_s[keep] = out_s[i]
             keep += 1
-    return out_d[:keep].copy(), out_s[:keep].copy()
+    return out_d[:keep].copy(), out_s[:keep].copy(), True
 
 
 if njit is not None:
@@ -639,6 +644,7 @@ if njit is not None:
     _grown = njit(cache=True, nogil=True)(_grown)
     _union = njit(cache=True, nogil=True)(_union)
     _seed_cut = njit(cache=True, nogil=True)(_seed_cut)
+    _packable = njit(cache=True, nogil=True, inline='always')(_packable)
 
 
 _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else None
@@ -648,8 +654,9 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
                    window: int | None = None, pool: tuple[Any, Any] | None = None,
-                   seeds: Any = None) -> tuple[Any, Any]:
-    """Documents scoring at least the k-th best score (ties included) and their scores.
+                   seeds: Any = None) -> tuple[Any, Any] | None:
+    """Documents scoring at least the k-th best score (ties included) and their scores;
+    None for a plan the packed sums cannot hold (``COUNT_BITS``): score it otherwise.
 
     ``lists`` rows are (start, end, weight, bound, qtf): a postings range, the weight its
     impacts are scaled by, the most it can add to a document (qtf and weight applied) and
@@ -661,10 +668,12 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     """
     assert _kernel is not None
     pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
-    return _kernel(docs, impacts, lists, groups, n_docs, wbits,  # type: ignore[no-any-return]
-                   k, cov_one, cov_c, distinct, SMALL_LIST,
-                   window or (WINDOW if n_docs < LARGE else LARGE_WINDOW), MAX_PRUNED,
-                   pool_d, pool_v, _NO_SEEDS if seeds is None else seeds)
+    ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
+                                 cov_c, distinct, SMALL_LIST,
+                                 window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
+                                 MAX_PRUNED, pool_d, pool_v,
+                                 _NO_SEEDS if seeds is None else seeds)
+    return (ords, scores) if held else None
 
 
 _EMPTY = np.zeros(0, dtype=np.int32)

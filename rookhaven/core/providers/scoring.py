@@ -81,7 +81,9 @@ class Bm25Scorer:
         ``seeds``: documents likely to score high; the compiled path scores them first to
         start its cut there. The result is the same with or without them."""
         if kernel.AVAILABLE:
-            return self._kernel_top(plan, k, seeds)
+            found = self._kernel_top(plan, k, seeds)
+            if found is not None:
+                return found
         ords, units = self.score_all(plan)
         if k <= 0:
             return ords[:0], units[:0]
@@ -139,7 +141,8 @@ class Bm25Scorer:
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
                 np.array(groups, dtype=np.int64))
 
-    def _kernel_top(self, plan: Plan, k: int, seeds: Sequence[int]) -> tuple[IntArray, IntArray]:
+    def _kernel_top(self, plan: Plan, k: int,
+                    seeds: Sequence[int]) -> tuple[IntArray, IntArray] | None:
         lists, groups = self.list_table(plan)
         return kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
