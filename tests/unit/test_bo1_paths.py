@@ -183,26 +183,3 @@ def test_collection_frequencies_are_each_terms_summed_counts_across_blocks(
                     for t in range(len(index.vocabulary))]
             got = feedback.collection_frequencies(index)
             assert got.dtype == np.int64 and got.tolist() == want
-
-
-def test_merging_the_runs_sorts_any_keys_and_carries_their_values() -> None:
-    rng = random.Random(5)
-    for n in [0, 1, 2, 3, 7, 64, 300] * 4:
-        shape = rng.choice(["random", "runs", "descending", "equal"])
-        if shape == "random":
-            keys = [rng.randint(0, 50) for _ in range(n)]
-        elif shape == "runs":  # ascending runs of random lengths, as feedback documents give
-            keys = []
-            while len(keys) < n:
-                keys += sorted(rng.randint(0, 500) for _ in range(rng.randint(1, 20)))
-            keys = keys[:n]
-        elif shape == "descending":
-            keys = list(range(n, 0, -1))
-        else:
-            keys = [3] * n
-        values = [k * 1000 + i for i, k in enumerate(keys)]  # each value names its key
-        got_k, got_v = feedback._merge_runs(np.asarray(keys, dtype=np.int64),
-                                            np.asarray(values, dtype=np.int64))
-        assert got_k.tolist() == sorted(keys)
-        assert sorted(got_v.tolist()) == sorted(values)
-        assert all(v // 1000 == k for k, v in zip(got_k.tolist(), got_v.tolist(), strict=True))
