@@ -262,11 +262,11 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
     kept = 0
     scale = float(1 << BO1_BITS)
     one = float(WEIGHT_ONE)
-    for h in range(size):
-        t = keys[h]
+    for slot in range(size):
+        t = keys[slot]
         if t < 0:
             continue
-        weight = (float(sums[h]) / one) * slope[t] + floor[t]
+        weight = (float(sums[slot]) / one) * slope[t] + floor[t]
         u = np.int64(np.floor(weight * scale))
         if u <= 0:
             continue
