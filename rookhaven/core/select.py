@@ -20,6 +20,9 @@ IntArray = npt.NDArray[np.int64]
 Picks = tuple[list[int], list[int]]  # ordinals and their scores, in rank order
 
 NUMPY_FROM = 512  # candidates from which numpy filters and cuts faster than a list does
+# Candidates from which numpy ranks them faster than lists do: at ~100 (a top-100 cut,
+# a quarter of them tied) 31 us against 48; at ten, list calls are cheaper than numpy's.
+RANK_NUMPY_FROM = 64
 
 
 class TieKeys:
@@ -72,8 +75,12 @@ def top_k(
     """
     if k <= 0 or len(ords) == 0:
         return [], []
-    if len(ords) >= NUMPY_FROM:
+    if len(ords) >= NUMPY_FROM or (len(ords) >= RANK_NUMPY_FROM and not exclude):
         ords, units = _numpy_cut(ords, units, k, exclude)
+        if len(ords) >= RANK_NUMPY_FROM:
+            o_list, u_list = _ranked_arrays(np.asarray(ords, dtype=np.int64),
+                                            np.asarray(units, dtype=np.int64), keys)
+            return o_list[:k], u_list[:k]
     o_list, u_list = ords.tolist(), units.tolist()
     if exclude or (u_list and min(u_list) <= 0):
         kept = [u > 0 and o not in exclude for o, u in zip(o_list, u_list, strict=True)]
@@ -101,3 +108,22 @@ def _numpy_cut(ords: IntArray, units: IntArray, k: int,
         chosen = units >= threshold
         ords, units = ords[chosen], units[chosen]
     return ords, units
+
+
+def _ranked_arrays(ords: IntArray, units: IntArray, keys: TieKeys) -> Picks:
+    """``ranked`` over arrays: one stable sort by score, and only if scores repeat a lexsort
+    by (score descending, tie key, ordinal) with the tie keys of the repeated ones."""
+    order = np.argsort(-units, kind="stable")
+    by_score, their_ords = units[order], ords[order]
+    equal = by_score[1:] == by_score[:-1]
+    if not equal.any():
+        return their_ords.tolist(), by_score.tolist()
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= equal
+    tied[:-1] |= equal
+    tied_ords = their_ords[tied].tolist()
+    known = keys.of(tied_ords)
+    tie = np.zeros(len(order), dtype=np.uint64)
+    tie[tied] = [known[o] for o in tied_ords]
+    final = np.lexsort((their_ords, tie, -by_score))
+    return their_ords[final].tolist(), by_score[final].tolist()

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rookhaven.core.rng import cyrb128
-from rookhaven.core.select import NUMPY_FROM, TieKeys, ranked, top_k
+from rookhaven.core.select import NUMPY_FROM, RANK_NUMPY_FROM, TieKeys, ranked, top_k
 from rookhaven.core.streams import derive_streams, tie_key, tie_keys
 
 IDS = tuple(f"doc-{i:05d}" for i in range(2000))
@@ -21,14 +21,17 @@ def _reference_top_k(ords: list[int], units: list[int], k: int, seed: int,
     return pairs[:k] if k > 0 else []
 
 
-# Small candidate lists, and lists long enough for the numpy cut; few distinct scores.
-_candidates = st.tuples(st.one_of(st.integers(0, 40), st.integers(NUMPY_FROM, NUMPY_FROM + 40)),
+# Small candidate lists, lists long enough for numpy's ranking, and for the numpy cut; few
+# distinct scores (ties everywhere), some at the top of the int64 range.
+_candidates = st.tuples(st.one_of(st.integers(0, 40),
+                                  st.integers(RANK_NUMPY_FROM - 2, RANK_NUMPY_FROM + 80),
+                                  st.integers(NUMPY_FROM, NUMPY_FROM + 40)),
                         st.randoms(use_true_random=False)).map(lambda nr: (
                             nr[1].sample(range(len(IDS)), nr[0]),
-                            [nr[1].randint(-1, 6) for _ in range(nr[0])]))
+                            [nr[1].choice([*range(-1, 7), 2**63 - 1]) for _ in range(nr[0])]))
 
 
-@given(_candidates, st.integers(-1, 40), st.integers(0, 2**32 - 1),
+@given(_candidates, st.integers(-1, 150), st.integers(0, 2**32 - 1),
        st.frozensets(st.integers(0, 60)))
 def test_top_k_picks_what_sorting_every_candidate_by_the_full_key_picks(
         candidates: tuple[list[int], list[int]], k: int, seed: int,
