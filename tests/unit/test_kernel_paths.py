@@ -126,7 +126,7 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
             ords, units, _ = plain._top_candidates(
                 scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
                 k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
-                max_pruned, *scorer.unions.arrays, np.zeros(0, dtype=np.int64))
+                max_pruned, *scorer.unions.arrays)
             order = np.argsort(ords)
             got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
             assert got == _reference(scorer, plan, k), (terms, k)

@@ -86,36 +86,6 @@ def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
     assert len(pool.arrays[0]) <= 900
 
 
-def test_seeds_change_nothing_but_where_the_cut_starts() -> None:
-    index = _fresh(1 << 20)
-    scorer = index.scorer
-    rng = random.Random(3)
-    for _ in range(80):
-        terms = [rng.choice([*WORDS, "wid"]) for _ in range(rng.randint(1, 6))]
-        plan = index.plan(terms)
-        k = rng.choice([1, 3, 10])
-        # Any documents: high scorers, non-matching ones, repeats (a repeat must not count
-        # twice towards the k).
-        seeds = [rng.randrange(scorer.n_docs) for _ in range(rng.randint(k, 12))]
-        seeds += seeds[:2]
-        ords, units = scorer.score_top(plan, k, seeds)
-        order = np.argsort(ords)
-        got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
-        assert got == _reference(scorer, plan, k), (terms, k, seeds)
-
-
-def test_one_document_repeated_k_times_does_not_raise_the_cut() -> None:
-    index = _fresh(1 << 20)
-    scorer = index.scorer
-    plan = index.plan(["w3", "w4", "wide"])
-    ords, units = scorer.score_all(plan)
-    top = int(ords[np.argmax(units)])
-    got = scorer.score_top(plan, 5, [top] * 5)
-    order = np.argsort(got[0])
-    assert (np.asarray(got[0])[order].tolist(), np.asarray(got[1])[order].tolist()) == \
-        _reference(scorer, plan, 5)
-
-
 def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
     index = _fresh(1 << 20)
     scorer: Bm25Scorer = index.scorer
@@ -156,11 +126,10 @@ def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
         k = rng.choice([1, 5, 5000])
         for plan in (index.plan(terms), index.base_plan(terms)):
             lists, groups = scorer.list_table(plan)
-            seeds = np.asarray(index.feedback_of(terms).docs, dtype=np.int64)
             ords, units, _ = plain._top_candidates(
                 scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
                 k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
-                max_pruned, *scorer.unions.arrays, seeds)
+                max_pruned, *scorer.unions.arrays)
             order = np.argsort(ords)
             got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
             assert got == _reference(scorer, plan, k), (terms, k)

@@ -216,12 +216,6 @@ class Bm25PrfIndex(Bm25Index):
     def plan(self, terms: Sequence[str]) -> Plan:
         return self.feedback_of(terms).plan
 
-    def top(self, terms: Sequence[str], k: int) -> tuple[IntArray, IntArray]:
-        # The feedback documents mostly rank high again: scored first, they start the cut
-        # near where it ends (same result; ADR 0019).
-        found = self.feedback_of(terms)
-        return self.scorer.score_top(found.plan, k, found.docs)
-
     def explain(self, terms: Sequence[str]) -> dict[str, Any] | None:
         """What the audit records of ``terms``' feedback, ordinals for the engine to name."""
         if self.forward is None:

@@ -400,42 +400,9 @@ def _packable(lists: Any, groups: Any) -> bool:
     return True
 
 
-def _seed_cut(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any,
-              groups: Any, wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-              seeds: Any) -> Any:
-    """The k-th best exact score among the distinct documents ``seeds``, or -1 if they are
-    fewer than k: a lower bound of the final cut (the k-th best over all documents)."""
-    order = np.unique(seeds)  # sorted, each once: a document counted twice would overstate
-    if len(order) < k or len(order) == 0:
-        return np.int64(-1)
-    units = np.zeros(len(order), dtype=np.int64)
-    matched = np.zeros(len(order), dtype=np.int64)
-    best = np.zeros(len(order), dtype=np.int64)
-    for g in range(len(groups) - 1):
-        for li in range(groups[g], groups[g + 1]):
-            ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
-            w, p, e = lists[li, 3], lists[li, 1], lists[li, 2]
-            for i in range(len(order)):
-                p = _seek(ds, p, e, order[i])
-                if p < e and ds[p] == order[i]:
-                    best[i] = max(best[i], _weighted(np.int64(vs[p]), w, wbits))
-        q = lists[groups[g], 5] if groups[g + 1] > groups[g] else 0
-        for i in range(len(order)):
-            if best[i] > 0:
-                units[i] += q * best[i]
-                matched[i] += 1
-                best[i] = 0
-    scores = np.empty(len(order), dtype=np.int64)
-    for i in range(len(order)):
-        scores[i] = _covered(units[i], matched[i], cov_one, cov_c, distinct)
-    scores.sort()
-    return scores[len(order) - k]
-
-
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
-                    window: int, max_pruned: int, pool_d: Any, pool_v: Any,
-                    seeds: Any) -> Any:
+                    window: int, max_pruned: int, pool_d: Any, pool_v: Any) -> Any:
     if k <= 0 or len(given) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), True
     if not _packable(given, given_groups):
@@ -465,12 +432,6 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
     exhaustive = n_groups > max_pruned
-    # k documents' exact scores bound the k-th best from below: the cut starts there.
-    theta = max(theta, _seed_cut(docs, impacts, merged_d, merged_v, lists, groups, wbits, k,
-                                 cov_one, cov_c, distinct, seeds))
-    while n_ne < n_groups and ne_total + bound[by_bound[n_ne]] < theta:
-        ne_total += bound[by_bound[n_ne]]
-        n_ne += 1
     one = np.int64(1) << wbits
     if exhaustive:
         # Many terms of small weight (a feedback query): their bounds sum above the cut for
@@ -643,7 +604,6 @@ if njit is not None:
     _drop_hopeless = njit(cache=True, nogil=True, inline='always')(_drop_hopeless)
     _grown = njit(cache=True, nogil=True)(_grown)
     _union = njit(cache=True, nogil=True)(_union)
-    _seed_cut = njit(cache=True, nogil=True)(_seed_cut)
     _packable = njit(cache=True, nogil=True, inline='always')(_packable)
 
 
@@ -653,8 +613,8 @@ _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else
 def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-                   window: int | None = None, pool: tuple[Any, Any] | None = None,
-                   seeds: Any = None) -> tuple[Any, Any] | None:
+                   window: int | None = None,
+                   pool: tuple[Any, Any] | None = None) -> tuple[Any, Any] | None:
     """Documents scoring at least the k-th best score (ties included) and their scores;
     None for a plan the packed sums cannot hold (``COUNT_BITS``): score it otherwise.
 
@@ -662,22 +622,18 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     impacts are scaled by, the most it can add to a document (qtf and weight applied) and
     its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``. A row
     starting at ``len(docs)`` or past it is a range of ``pool`` (documents and values,
-    offset by ``len(docs)``), a query term's lists merged before (``union``). ``seeds``:
-    documents expected to score high (bm25@3's feedback documents); scored first, they
-    raise the cut from the start. The result does not depend on them.
+    offset by ``len(docs)``), a query term's lists merged before (``union``).
     """
     assert _kernel is not None
     pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
     ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
                                  cov_c, distinct, SMALL_LIST,
                                  window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
-                                 MAX_PRUNED, pool_d, pool_v,
-                                 _NO_SEEDS if seeds is None else seeds)
+                                 MAX_PRUNED, pool_d, pool_v)
     return (ords, scores) if held else None
 
 
 _EMPTY = np.zeros(0, dtype=np.int32)
-_NO_SEEDS = np.zeros(0, dtype=np.int64)
 
 
 def union(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],

@@ -6,7 +6,6 @@ so the engine may ask for the top k only and get exactly what a full scoring wou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -74,14 +73,10 @@ class Bm25Scorer:
         ords = np.flatnonzero(matched)
         return ords, self.covered(acc[ords], matched[ords], len(plan))
 
-    def score_top(self, plan: Plan, k: int,
-                  seeds: Sequence[int] = ()) -> tuple[IntArray, IntArray]:
-        """The documents scoring at least the k-th best score, ties at the cut included.
-
-        ``seeds``: documents likely to score high; the compiled path scores them first to
-        start its cut there. The result is the same with or without them."""
+    def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
+        """The documents scoring at least the k-th best score, ties at the cut included."""
         if kernel.AVAILABLE:
-            found = self._kernel_top(plan, k, seeds)
+            found = self._kernel_top(plan, k)
             if found is not None:
                 return found
         ords, units = self.score_all(plan)
@@ -141,13 +136,11 @@ class Bm25Scorer:
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
                 np.array(groups, dtype=np.int64))
 
-    def _kernel_top(self, plan: Plan, k: int,
-                    seeds: Sequence[int]) -> tuple[IntArray, IntArray] | None:
+    def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray] | None:
         lists, groups = self.list_table(plan)
         return kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
-            1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
-            seeds=np.array(seeds, dtype=np.int64) if len(seeds) >= k else None)
+            1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays)
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
         """Scores of the given documents (0 where one matches nothing)."""
