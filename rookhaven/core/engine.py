@@ -99,6 +99,7 @@ class Retriever:
         # pydantic reads into the hit's list like any sequence.
         sources: dict[int, tuple[int, ...]] = {}
         subqueries: list[dict[str, Any]] = []
+        explained: dict[tuple[str, ...], dict[str, Any]] = {}
         alone = len(parts.parts) == 1
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
             # Under whole-query scope a subquery is expanded only if it is the whole query.
@@ -117,7 +118,7 @@ class Retriever:
                 "budget": budget, "contributed": self._contributions(picks),
             }
             if self._explain is not None and expanded:
-                self._explained(subquery, part.terms)
+                self._explained(subquery, part.terms, explained)
             subqueries.append(subquery)
 
         order: list[int] = []
@@ -132,9 +133,16 @@ class Retriever:
             whole = alone and expanded and tuple(part.terms) == whole_terms
             order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
                                                  picks if alone else None, whole)
-        hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
-                 "subqueries": sources.get(o, ())}
-                for r, o in enumerate(order[: request.recall_budget], start=1)]
+        if alone and order is picks[0]:
+            # The picks in their own order (the merge returns that list itself only when
+            # their scores are the ones shown): each hit is its contribution, ranked.
+            hits = [{"id": c["id"], "rank": r, "score": c["score"], "subqueries": (0,)}
+                    for r, c in enumerate(subqueries[0]["contributed"][: request.recall_budget],
+                                          start=1)]
+        else:
+            hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
+                     "subqueries": sources.get(o, ())}
+                    for r, o in enumerate(order[: request.recall_budget], start=1)]
         audit = {
             "seed": request.seed, "query": request.query,
             "recall_budget": request.recall_budget, "decompose": request.decompose,
@@ -146,18 +154,24 @@ class Retriever:
             "config_digest": self.config_digest,
         }
         if self._explain is not None and parts.parts:
-            self._explained(audit, whole_terms)
+            self._explained(audit, whole_terms, explained)
         return {"hits": hits, "audit": audit}
 
-    def _explained(self, record: dict[str, Any], terms: tuple[str, ...]) -> None:
+    def _explained(self, record: dict[str, Any], terms: tuple[str, ...],
+                   explained: dict[tuple[str, ...], dict[str, Any]]) -> None:
         """Put into ``record`` the index's account of how ``terms`` were expanded (documents
-        named by id), if it expanded them."""
+        named by id), if it expanded them; ``explained`` holds the request's accounts by
+        term multiset (a one-part query's subquery and whole query share one)."""
         assert self._explain is not None
-        found: dict[str, Any] | None = self._explain(terms)
-        if found is not None:
+        key = tuple(sorted(terms))
+        if key not in explained:
+            found: dict[str, Any] | None = self._explain(terms)
+            if found is None:
+                return
             ids = self.corpus.ids
-            record["expansion"] = {**found,
-                                   "feedback_docs": [ids[o] for o in found["feedback_docs"]]}
+            explained[key] = {**found,
+                              "feedback_docs": [ids[o] for o in found["feedback_docs"]]}
+        record["expansion"] = explained[key]
 
     def _contributions(self, picks: Picks) -> list[dict[str, Any]]:
         ids, scale = self.corpus.ids, self.provider.scale
