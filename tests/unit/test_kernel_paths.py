@@ -110,6 +110,18 @@ def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     return module
 
 
+def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
+               max_pruned: int) -> tuple[list[int], list[int]]:
+    """The uncompiled kernel's answer for ``plan`` (windows of 64), by ordinal."""
+    lists, groups = scorer.list_table(plan)
+    ords, units, _ = plain._top_candidates(
+        scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
+        1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
+        max_pruned, *scorer.unions.arrays)
+    order = np.argsort(ords)
+    return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
+
+
 @pytest.mark.parametrize("max_pruned", [0, 3, 100])
 def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         prf_index: Bm25PrfIndex, max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -122,13 +134,7 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
         k = rng.choice([1, 5, 37, 5000])
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
-            lists, groups = scorer.list_table(plan)
-            ords, units, _ = plain._top_candidates(
-                scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
-                k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
-                max_pruned, *scorer.unions.arrays)
-            order = np.argsort(ords)
-            got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
+            got = _plain_top(plain, scorer, plan, k, max_pruned)
             assert got == _reference(scorer, plan, k), (terms, k)
 
 

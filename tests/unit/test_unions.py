@@ -15,7 +15,14 @@ from rookhaven.core.providers.bm25prf import Bm25PrfIndex, Bm25PrfProvider
 from rookhaven.core.providers.scoring import Bm25Scorer, Plan
 from rookhaven.core.providers.unions import UnionPool
 
-from .test_kernel_paths import VOCAB, _corpus, _kernel, _reference, _uncompiled_kernel
+from .test_kernel_paths import (
+    VOCAB,
+    _corpus,
+    _kernel,
+    _plain_top,
+    _reference,
+    _uncompiled_kernel,
+)
 
 pytestmark = pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
 
@@ -125,11 +132,5 @@ def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
         terms = [rng.choice([*WORDS, "wid"]) for _ in range(rng.randint(1, 5))]
         k = rng.choice([1, 5, 5000])
         for plan in (index.plan(terms), index.base_plan(terms)):
-            lists, groups = scorer.list_table(plan)
-            ords, units, _ = plain._top_candidates(
-                scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits,
-                k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
-                max_pruned, *scorer.unions.arrays)
-            order = np.argsort(ords)
-            got = (np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist())
+            got = _plain_top(plain, scorer, plan, k, max_pruned)
             assert got == _reference(scorer, plan, k), (terms, k)
