@@ -10,7 +10,7 @@ import pytest
 
 from rookhaven import Document
 from rookhaven.core.corpus import Corpus
-from rookhaven.core.providers import kernel
+from rookhaven.core.providers import kernel, unions
 from rookhaven.core.providers.bm25prf import Bm25PrfIndex, Bm25PrfProvider
 from rookhaven.core.providers.scoring import Bm25Scorer, Plan
 from rookhaven.core.providers.unions import UnionPool
@@ -134,3 +134,31 @@ def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
         for plan in (index.plan(terms), index.base_plan(terms)):
             got = _plain_top(plain, scorer, plan, k, max_pruned)
             assert got == _reference(scorer, plan, k), (terms, k)
+
+
+def test_a_full_pool_merges_nothing_it_cannot_keep_and_forgets_its_refusals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _fresh(1 << 20)
+    scorer = index.scorer
+    expansions = _several(index)
+    merged: list[int] = []
+    monkeypatch.setattr(kernel, "union", lambda *args: merged.append(1) or
+                        kernel._union(args[0], args[1], np.ascontiguousarray(args[2]), args[3]))
+    # Too small for any one list: nothing is merged only to be thrown away.
+    tiny = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, capacity=1)
+    assert all(tiny.range_of(e, scorer._starts) is None for e in expansions)
+    assert merged == [] and not tiny._refused
+    # Room for the longest list but not the union: merged once, refused, not merged again.
+    expansion = max(expansions, key=lambda e: len(scorer.group(e)[0]))
+    longest = max(scorer._starts[t + 1] - scorer._starts[t] for t, _ in expansion)
+    pool = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, capacity=longest)
+    assert len(scorer.group(expansion)[0]) > longest
+    for _ in range(3):
+        assert pool.range_of(expansion, scorer._starts) is None
+    assert len(merged) == 1 and len(pool.arrays[0]) == 0
+    # The refusals are forgotten in a batch: a full pool's memory does not grow with queries.
+    monkeypatch.setattr(unions, "REFUSED_MEMO", 2)
+    one = np.ones(longest + 1, dtype=np.int32)
+    for term in range(5):
+        pool._add(((term, 1 << 16), (term + 1, 1 << 16)), one, one)
+        assert len(pool._refused) <= 2

@@ -10,8 +10,9 @@ a pooled term then streams like a term of one list. Scores are the same integers
 
 The pool is append-only and bounded: a merge that no longer fits is not kept (the kernel
 folds that term per request, as before), so memory never grows past ``capacity`` postings
-and a range, once handed out, is never rewritten. Growth copies into new arrays; a request
-holding the old ones reads them unchanged, so threads need no lock to read, only to add.
+(and ``REFUSED_MEMO`` refusals) and a range, once handed out, is never rewritten. Growth
+copies into new arrays; a request holding the old ones reads them unchanged, so threads
+need no lock to read, only to add.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ Expansion = tuple[tuple[int, int], ...]
 # Postings (8 bytes each) a scorer's pool may hold: 32 MB. The 751 bench queries' terms
 # need 3.1M at 100k synthetic documents; at 1M the first-seen (most frequent) terms fit.
 CAPACITY = 1 << 22
+REFUSED_MEMO = 4096  # expansions refused (too big for what is left) before forgetting them
 
 
 class UnionPool:
@@ -42,7 +44,9 @@ class UnionPool:
         self._arrays: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] = (empty, empty)
         self._used = 0
         self._known: dict[Expansion, tuple[int, int, int]] = {}
-        self._full: set[Expansion] = set()  # merges that did not fit: not tried again
+        # Merges that did not fit, not tried again; forgotten in a batch when there are
+        # REFUSED_MEMO of them, so a full pool's server does not grow with its queries.
+        self._refused: set[Expansion] = set()
         self._lock = threading.Lock()
 
     @property
@@ -54,10 +58,13 @@ class UnionPool:
         """(start, end, largest value) of the expansion's merged list in ``arrays``, merged
         now if new; None if it does not fit (the caller scores the lists as they are)."""
         found = self._known.get(expansion)
-        if found is not None or expansion in self._full:
+        if found is not None or expansion in self._refused:
             return found
         rows = np.array([(offsets[t], offsets[t + 1], w) for t, w in expansion],
                         dtype=np.int64)
+        # The union holds at least its longest list: if even that cannot fit, do not merge.
+        if self._used + int((rows[:, 1] - rows[:, 0]).max()) > self.capacity:
+            return None
         docs, values = kernel.union(self._docs, self._impacts, rows, self._bits)
         with self._lock:
             found = self._known.get(expansion)
@@ -68,7 +75,9 @@ class UnionPool:
     def _add(self, expansion: Expansion, docs: Any, values: Any) -> tuple[int, int, int] | None:
         n = len(docs)
         if n == 0 or self._used + n > self.capacity:
-            self._full.add(expansion)
+            if len(self._refused) >= REFUSED_MEMO:
+                self._refused.clear()
+            self._refused.add(expansion)
             return None
         pool_d, pool_v = self._arrays
         if self._used + n > len(pool_d):
