@@ -50,12 +50,11 @@ def _load(tree: Path) -> Any:
 
 
 def _cached(ask: Any, answers: dict[Any, Any]) -> Any:
-    """``ask(first, budget, *rest)`` answered once per (first, budget), ``first`` a
-    sequence (``rest``, such as a scorer's seeds, does not change the answer)."""
-    def answer(first: Any, budget: int, *rest: Any) -> Any:
+    """``ask(first, budget)`` answered once per (first, budget), ``first`` a sequence."""
+    def answer(first: Any, budget: int) -> Any:
         key = (tuple(first), budget)
         if key not in answers:
-            answers[key] = ask(first, budget, *rest)
+            answers[key] = ask(first, budget)
         return answers[key]
     return answer
 
@@ -72,12 +71,10 @@ def _setup(tree: Path, corpus_dir: Path, engine: str, k: int, cold: bool,
     memo = getattr(index, "_feedback", None) if cold else None
     if cold and memo is None:
         raise SystemExit(f"--cold: {engine} keeps no feedback memo (try bm25@3)")
-    if whole:
-        pass  # nothing cached: the kernel is timed too
-    elif memo is not None:  # cache per plan, below the feedback (a frozen dataclass)
+    if memo is not None and not whole:  # cache per plan, below the feedback (frozen)
         scorer = index.scorer
         object.__setattr__(scorer, "score_top", _cached(scorer.score_top, answers))
-    else:
+    elif not whole:  # with --whole nothing is cached: the kernel is timed too
         index.top = _cached(index.top, answers)
         retriever._top = index  # the retriever reads its top-k index from here
     requests = [rookhaven.RetrievalRequest(query=orjson.loads(line)["text"], recall_budget=k)

@@ -174,6 +174,7 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, sm
                 table[li, 0] = 1
                 table[li, 1] -= n_index
                 table[li, 2] -= n_index
+        # A slice and a copy, as the folding path returns: numba needs one type per output.
         return pool_d, pool_v, table[:len(lists)], groups.copy()
     total = 0
     for li in range(len(lists)):
