@@ -134,7 +134,7 @@ def _below(u: Any, m: Any, theta: Any, cov_one: int, cov_c: int, distinct: int) 
 
 
 def _merge_into(ad: Any, av: Any, n: int, docs: Any, values: Any, s: int, e: int, w: Any,
-                wbits: int, od: Any, ov: Any) -> int:
+                wbits: int, od: Any, ov: Any) -> Any:
     """``ad/av[:n]`` merged with the postings ``[s, e)`` weighted by ``w`` into ``od/ov``,
     one entry per document at its best value; the merged length."""
     # Unsigned throughout (``_u``), the steps too: uint64 plus a signed int is a float in
