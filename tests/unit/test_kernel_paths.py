@@ -55,7 +55,8 @@ def prf_index() -> Bm25PrfIndex:
 
 
 @pytest.mark.parametrize("max_pruned", [0, 3, 100])  # exhaustive, mixed, always pruned
-@pytest.mark.parametrize("window", [64, 4096])
+# 50: windows not a whole number of the exhaustive filter's blocks of 16.
+@pytest.mark.parametrize("window", [50, 64, 4096])
 def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
         prf_index: Bm25PrfIndex, max_pruned: int, window: int,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,11 +113,12 @@ def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
                max_pruned: int) -> tuple[list[int], list[int]]:
-    """The uncompiled kernel's answer for ``plan`` (windows of 64), by ordinal."""
+    """The uncompiled kernel's answer for ``plan`` (windows of 50: not whole blocks of the
+    exhaustive filter's 16), by ordinal."""
     lists, groups = scorer.list_table(plan)
     ords, units, _ = plain._top_candidates(
         scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
-        1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 64,
+        1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
         max_pruned, *scorer.unions.arrays)
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
