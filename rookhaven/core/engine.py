@@ -7,6 +7,7 @@ form. Both give the same bytes for the same (request, corpus, provider configura
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from .decompose import decompose
 from .engines import make_provider
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
-from .rng import mulberry32
+from .rng import CodeUnits, mulberry32
 from .select import IntArray, Picks, TieKeys, ranked, top_k
 from .streams import derive_streams
 
@@ -60,6 +61,11 @@ class Retriever:
         self._parts: ScoringIndex = sub() if sub is not None else self.index
         self._explain = getattr(self.index, "explain", None)
 
+    @cached_property
+    def _id_units(self) -> CodeUnits:
+        """The ids' code units, from which the compiled ranking hashes tie keys."""
+        return CodeUnits(self.corpus.ids)
+
     @staticmethod
     def _order(units_by_ord: dict[int, int], keys: TieKeys, known: Picks | None) -> list[int]:
         """The ordinals of ``units_by_ord`` in the total order. ``known`` may hold the same
@@ -85,7 +91,7 @@ class Retriever:
         """
         analyzer, ids, scale = self.provider.analyzer, self.corpus.ids, self.provider.scale
         streams = derive_streams(request.seed, request.query)
-        keys = TieKeys(streams.ranking, ids)  # each tie key hashed once per request
+        keys = TieKeys(streams.ranking, ids, self._id_units)  # each hashed once per request
         parts = decompose(request.query, analyzer, split=request.decompose)
         budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
                                     mulberry32(streams.allocation))

@@ -67,25 +67,27 @@ def cyrb128_reference(text: str) -> State:
     return _finish(_absorb(_SEED, _code_units(text)))
 
 
-def _cyrb128_many_units(units: Any, ends: Any) -> Any:
-    """cyrb128 of ``units[:ends[0]]`` (the prefix) followed by each ``units[ends[j]:ends[j+1]]``.
+def _cyrb128_segments(prefix: Any, units: Any, starts: Any, stops: Any) -> Any:
+    """cyrb128 of ``prefix`` followed by each ``units[starts[j]:stops[j]]``, one row of four
+    per segment.
 
-    One row of four per text. Written for numba: uint64 lanes masked to 32 bits, the same
-    steps as ``_absorb`` and ``_finish``.
+    Written for numba: uint64 lanes masked to 32 bits, the same steps as ``_absorb`` and
+    ``_finish``. Segments may lie anywhere in ``units``: a batch of texts laid end to end,
+    or chosen entries of a corpus's ids (``CodeUnits``).
     """
     m = np.uint64(_MASK)
-    out = np.empty((ends.shape[0] - 1, 4), dtype=np.uint64)
+    out = np.empty((len(starts), 4), dtype=np.uint64)
     p1, p2 = np.uint64(_SEED[0]), np.uint64(_SEED[1])
     p3, p4 = np.uint64(_SEED[2]), np.uint64(_SEED[3])
-    for i in range(ends[0]):
-        k = np.uint64(units[i])
+    for i in range(len(prefix)):
+        k = np.uint64(prefix[i])
         p1 = p2 ^ (((p1 ^ k) * np.uint64(597399067)) & m)
         p2 = p3 ^ (((p2 ^ k) * np.uint64(2869860233)) & m)
         p3 = p4 ^ (((p3 ^ k) * np.uint64(951274213)) & m)
         p4 = p1 ^ (((p4 ^ k) * np.uint64(2716044179)) & m)
-    for j in range(ends.shape[0] - 1):
+    for j in range(len(starts)):
         h1, h2, h3, h4 = p1, p2, p3, p4
-        for i in range(ends[j], ends[j + 1]):
+        for i in range(starts[j], stops[j]):
             k = np.uint64(units[i])
             h1 = h2 ^ (((h1 ^ k) * np.uint64(597399067)) & m)
             h2 = h3 ^ (((h2 ^ k) * np.uint64(2869860233)) & m)
@@ -102,7 +104,7 @@ def _cyrb128_many_units(units: Any, ends: Any) -> Any:
 
 # Every tie key and stream seed is a cyrb128; compiled it is ~14x faster than the loop above,
 # and hashing a batch in one call saves the per-call overhead of each.
-_COMPILED = njit(cache=True, nogil=True)(_cyrb128_many_units) if njit is not None else None
+_COMPILED = njit(cache=True, nogil=True)(_cyrb128_segments) if njit is not None else None
 _UTF16 = np.dtype("<u2")  # built once: parsing a dtype string costs more than the hash
 
 
@@ -134,7 +136,35 @@ def cyrb128_many(prefix: str, texts: Sequence[str]) -> npt.NDArray[np.uint64]:
         ends = accumulate(map(len, texts), initial=len(prefix))
     else:
         ends = accumulate((len(_utf16(t)) for t in texts), initial=len(_utf16(prefix)))
-    return _COMPILED(units, np.array(list(ends), dtype=np.int64))  # type: ignore[no-any-return]
+    bounds = np.array(list(ends), dtype=np.int64)
+    return _COMPILED(units[:bounds[0]], units, bounds[:-1], bounds[1:])  # type: ignore[no-any-return]
+
+
+class CodeUnits:
+    """Texts' UTF-16 code units laid end to end, found by ordinal: ``units[offsets[i]:
+    offsets[i + 1]]`` is text ``i``. A corpus's ids, so compiled code can hash any of them
+    (``segments``) without a Python string per document."""
+
+    __slots__ = ("offsets", "units")
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        whole = "".join(texts)
+        self.units = _utf16(whole)
+        if len(self.units) == len(whole):
+            lengths: Iterable[int] = map(len, texts)
+        else:
+            lengths = (len(_utf16(t)) for t in texts)
+        self.offsets = np.fromiter(accumulate(lengths, initial=0), dtype=np.int64,
+                                   count=len(texts) + 1)
+
+
+def prefix_units(prefix: str) -> npt.NDArray[np.uint16]:
+    """``prefix``'s UTF-16 code units, as ``segments`` reads a prefix."""
+    return _utf16(prefix)
+
+
+# The compiled loop itself, for compiled callers (``select``); None without numba.
+segments: Any = _COMPILED
 
 
 class Mulberry32:

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .compiled import njit
+from .rng import CodeUnits, prefix_units, segments
 from .streams import tie_keys
 
 IntArray = npt.NDArray[np.int64]
@@ -26,14 +29,21 @@ RANK_NUMPY_FROM = 64
 
 
 class TieKeys:
-    """The tie keys of one ranking stream, each document's hashed at most once."""
+    """The tie keys of one ranking stream, each document's hashed at most once.
 
-    __slots__ = ("_ids", "_known", "seed")
+    With ``units`` (the ids' code units, in ordinal order) a compiled ranking hashes the
+    ids it needs itself (``top_k``); what it hashed is remembered here all the same."""
 
-    def __init__(self, ranking_seed: int, ids: Sequence[str]) -> None:
+    __slots__ = ("_ids", "_known", "prefix", "seed", "units")
+
+    def __init__(self, ranking_seed: int, ids: Sequence[str],
+                 units: CodeUnits | None = None) -> None:
         self.seed = ranking_seed
         self._ids = ids
         self._known: dict[int, int] = {}
+        self.units = units
+        # ``streams.tie_key``'s prefix, as code units.
+        self.prefix = prefix_units(f"{ranking_seed:08x}\x00") if units is not None else None
 
     def of(self, ords: list[int]) -> dict[int, int]:
         """A mapping holding (at least) the tie key of every ordinal in ``ords``."""
@@ -43,6 +53,10 @@ class TieKeys:
             ids = self._ids
             known.update(zip(new, tie_keys(self.seed, [ids[o] for o in new]), strict=True))
         return known
+
+    def learn(self, ords: list[int], keys: list[int]) -> None:
+        """Remember tie keys hashed elsewhere (the compiled ranking)."""
+        self._known.update(zip(ords, keys, strict=True))
 
 
 def ranked(ords: list[int], units: list[int], keys: TieKeys) -> Picks:
@@ -75,6 +89,13 @@ def top_k(
     """
     if k <= 0 or len(ords) == 0:
         return [], []
+    if len(ords) >= RANK_NUMPY_FROM and not exclude and _CUT_AND_RANK is not None and (
+            keys.units is not None):
+        ranked_o, ranked_u, tied, tied_keys = _CUT_AND_RANK(
+            np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), k,
+            keys.prefix, keys.units.units, keys.units.offsets)
+        keys.learn(tied.tolist(), tied_keys.tolist())
+        return ranked_o[:k].tolist(), ranked_u[:k].tolist()
     if len(ords) >= NUMPY_FROM or (len(ords) >= RANK_NUMPY_FROM and not exclude):
         ords, units = _numpy_cut(ords, units, k, exclude)
         if len(ords) >= RANK_NUMPY_FROM:
@@ -127,3 +148,64 @@ def _ranked_arrays(ords: IntArray, units: IntArray, keys: TieKeys) -> Picks:
     tie[tied] = [known[o] for o in tied_ords]
     final = np.lexsort((their_ords, tie, -by_score))
     return their_ords[final].tolist(), by_score[final].tolist()
+
+
+def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
+                  id_offsets: Any) -> Any:
+    """``_numpy_cut`` (no exclusions) then ``_ranked_arrays`` in one compiled call: the
+    positive candidates at or above the k-th best score, in the total order, and the
+    ordinals whose tie keys it hashed (those sharing a score) with their keys.
+
+    The order is (score descending, tie key, ordinal) for documents sharing a score and
+    the score alone otherwise, as ``_ranked_arrays`` gives; ordinals are distinct, so it is
+    total and no sort's stability decides anything."""
+    n = 0
+    for i in range(len(units)):
+        n += units[i] > 0
+    o = np.empty(n, dtype=np.int64)
+    u = np.empty(n, dtype=np.int64)
+    n = 0
+    for i in range(len(units)):
+        if units[i] > 0:
+            o[n], u[n] = ords[i], units[i]
+            n += 1
+    if n > k:
+        threshold = np.partition(u, n - k)[n - k]
+        m = 0
+        for i in range(n):
+            if u[i] >= threshold:
+                o[m], u[m] = o[i], u[i]
+                m += 1
+        o, u, n = o[:m], u[:m], m
+    order = np.argsort(-u, kind="mergesort")
+    o, u = o[order], u[order]
+    tied = np.zeros(n, dtype=np.bool_)
+    for i in range(1, n):
+        if u[i] == u[i - 1]:
+            tied[i] = True
+            tied[i - 1] = True
+    tied_o = o[tied]
+    starts = id_offsets[tied_o]
+    rows = segments(prefix, id_units, starts, id_offsets[tied_o + 1])
+    tied_keys = (rows[:, 0] << np.uint64(32)) | rows[:, 1]
+    key = np.zeros(n, dtype=np.uint64)
+    key[tied] = tied_keys
+    a = 0
+    while a < n:
+        b = a + 1
+        while b < n and u[b] == u[a]:
+            b += 1
+        if b - a > 1:  # one score's run: by ordinal, then (stably) by tie key
+            run_o = o[a:b].copy()
+            run_k = key[a:b].copy()
+            by_ord = np.argsort(run_o, kind="mergesort")
+            run_o, run_k = run_o[by_ord], run_k[by_ord]
+            by_key = np.argsort(run_k, kind="mergesort")
+            o[a:b] = run_o[by_key]
+        a = b
+    return o, u, tied_o, tied_keys
+
+
+# Compiled only where the tie keys' hash is (numba): otherwise numpy ranks as before.
+_CUT_AND_RANK = (njit(cache=True, nogil=True)(_cut_and_rank)
+                 if njit is not None and segments is not None else None)

@@ -6,11 +6,14 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rookhaven.core.rng import cyrb128
+from rookhaven.core.rng import CodeUnits, cyrb128
 from rookhaven.core.select import NUMPY_FROM, RANK_NUMPY_FROM, TieKeys, ranked, top_k
 from rookhaven.core.streams import derive_streams, tie_key, tie_keys
 
-IDS = tuple(f"doc-{i:05d}" for i in range(2000))
+# Some ids of two-byte and of astral characters (two UTF-16 code units each).
+IDS = tuple(f"doc-{i:05d}" + ("\U0001f6a2" if i % 7 == 0 else "\u00e9" if i % 5 == 0 else "")
+            for i in range(2000))
+UNITS = CodeUnits(IDS)  # for the compiled ranking, which hashes the ids it needs itself
 
 
 def _reference_top_k(ords: list[int], units: list[int], k: int, seed: int,
@@ -32,14 +35,18 @@ _candidates = st.tuples(st.one_of(st.integers(0, 40),
 
 
 @given(_candidates, st.integers(-1, 150), st.integers(0, 2**32 - 1),
-       st.frozensets(st.integers(0, 60)))
+       st.one_of(st.just(frozenset()), st.frozensets(st.integers(0, 60))), st.booleans())
 def test_top_k_picks_what_sorting_every_candidate_by_the_full_key_picks(
         candidates: tuple[list[int], list[int]], k: int, seed: int,
-        exclude: frozenset[int]) -> None:
+        exclude: frozenset[int], compiled: bool) -> None:
     ords, units = candidates
+    keys = TieKeys(seed, IDS, UNITS if compiled else None)
     got = top_k(np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), k,
-                TieKeys(seed, IDS), exclude)
+                keys, exclude)
     assert list(zip(*got, strict=True)) == _reference_top_k(ords, units, k, seed, exclude)
+    # Whatever hashed them, the keys remembered are the tie keys.
+    known = keys.of([])
+    assert all(known[o] == tie_key(seed, IDS[o]) for o in known)
 
 
 @given(st.dictionaries(st.integers(0, len(IDS) - 1),
