@@ -25,6 +25,7 @@ from ..pipeline.inline import inline_pipeline
 from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
 from ..store import Store
 from .options import moment, positive_int, positive_seconds
+from .requestfile import Defaults, read_requests
 
 
 def register(subparsers: Any) -> None:
@@ -72,15 +73,13 @@ def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
     common = {"target_corpus": target, "provider": args.target_provider,
               "params": dict(_param(p) for p in args.param), "chunk": args.chunk}
     if args.requests is not None:
-        lines = args.requests.read_text(encoding="utf-8").splitlines()
-        requests = []
-        for number, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
-                    requests.append(orjson.loads(line))
-                except orjson.JSONDecodeError as exc:
-                    raise InputError(f"{args.requests}: line {number}: not valid JSON "
-                                     f"({exc.msg})") from None
+        # The file is read as ``submit --requests`` reads it (every line checked first); a
+        # line's engine is the one it was first run with, else ROOKHAVEN_ENGINE.
+        settings = pipeline.settings
+        found = read_requests(args.requests, settings, Defaults(
+            recall_budget=None, seed=None, decompose=True, engine=settings.engine))
+        requests = [{**request.model_dump(mode="json", by_alias=True), "engine": engine}
+                    for request, engine in found]
         return RerankSpec(source="file", requests=requests, baseline=args.baseline, **common)
     if target is None and args.target_provider is None:
         raise InputError("nothing to compare against: give --to-corpus and/or --to-engine")

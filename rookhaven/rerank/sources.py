@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
+from ..core.engines import engine_spec
 from ..core.recipe import recipe_of
 from ..errors import InputError
 from ..models import RetrievalRequest
@@ -53,11 +55,21 @@ def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
 
 
 def from_requests(store: Store, spec: RerankSpec, default_provider: str) -> list[Historical]:
-    """The file's requests, each first run over the baseline corpus."""
+    """The file's requests, each first run over the baseline corpus, by the engine its line
+    names (``engine``), else by ``default_provider``."""
     if spec.baseline is None:
         raise InputError("re-ranking requests from a file needs --baseline REF: the corpus "
                          "the requests were first run against")
     digest = store.corpora.resolve(spec.baseline)
-    return [Historical(request=RetrievalRequest.model_validate(raw), corpus_digest=digest,
-                       provider=default_provider, params={}, old_key=None)
-            for raw in spec.requests]
+    found = []
+    for number, raw in enumerate(spec.requests, start=1):
+        fields = dict(raw)
+        engine = fields.pop("engine", default_provider)
+        try:
+            request = RetrievalRequest.model_validate(fields)
+            provider = engine_spec(str(engine)).ref
+        except (ValidationError, InputError) as exc:
+            raise InputError(f"request {number}: {exc}") from None
+        found.append(Historical(request=request, corpus_digest=digest, provider=provider,
+                                params={}, old_key=None))
+    return found

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import fakeredis
+import orjson
 import pytest
 
 from rookhaven import Document, RetrievalRequest, retrieve
@@ -110,6 +111,41 @@ def test_requests_from_a_file_need_their_baseline_corpus(pipeline: Pipeline) -> 
     old = [h.id for h in retrieve(RetrievalRequest(query="crane"), OLD, "tfcosine").hits]
     new = [h.id for h in retrieve(RetrievalRequest(query="crane"), NEW, "tfcosine").hits]
     assert row.change == compare_rankings(old, new, 10).as_dict()
+
+
+def test_a_request_files_lines_are_checked_and_name_the_engine_they_first_ran_with(
+        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
+
+    def rerank(*argv: str) -> int:
+        args = build_parser("rerank").parse_args(["rerank", "--inline", *argv])
+        return int(args.run(args, pipeline.settings))
+
+    lines = tmp_path / "requests.jsonl"
+    lines.write_text('{"query": "crane 2 and tide", "engine": "bm25@2", "recallBudget": 4}\n'
+                     '\n{"query": "berth delay"}\n', encoding="utf-8")
+    out = tmp_path / "report.jsonl"
+    assert rerank("--requests", str(lines), "--baseline", "port@1",
+                  "--to-engine", "bm25@3", "--out", str(out)) == 0
+    first, second = (orjson.loads(line) for line in out.read_bytes().splitlines())
+    # The first line ran under the engine it names, the second under the setting's.
+    request = RetrievalRequest(query="crane 2 and tide", recallBudget=4)
+    old = [h.id for h in retrieve(request, OLD, "bm25@2").hits]
+    new = [h.id for h in retrieve(request, OLD, "bm25@3").hits]
+    assert first["change"] == compare_rankings(old, new, 4).as_dict()
+    plain = RetrievalRequest(query="berth delay")
+    old = [h.id for h in retrieve(plain, OLD, "tfcosine@1").hits]
+    new = [h.id for h in retrieve(plain, OLD, "bm25@3").hits]
+    assert second["change"] == compare_rankings(old, new, 10).as_dict()
+    # A bad line stops the run before anything starts, naming the line.
+    lines.write_text('{"query": "crane"}\n{"query": "tide", "engine": "bm25@9"}\n',
+                     encoding="utf-8")
+    with pytest.raises(InputError, match=r"requests.jsonl: line 2: unknown engine 'bm25@9'"):
+        rerank("--requests", str(lines), "--baseline", "port@1", "--to-engine", "bm25@3")
+    lines.write_text('{"query": "crane", "colour": "red"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"line 1: unknown field 'colour'"):
+        rerank("--requests", str(lines), "--baseline", "port@1", "--to-engine", "bm25@3")
 
 
 def test_a_resumed_run_writes_the_report_file_it_started_with_unless_given_another(
