@@ -23,8 +23,13 @@ def short(text: str, width: int) -> str:
 
 
 def score_scale(result: RetrievalResult) -> int | None:
-    """How many units the engine that made ``result`` counts in 1.0 of score (bm25:
-    2**24), or None for an engine this install lacks."""
+    """How many units the engine that made ``result`` counts in 1.0 of score (bm25@2:
+    2**24), or None for an engine this install lacks. The audit's recorded ``scale_bits``
+    where it has them: bm25@3's scale depends on its parameters (2**36 with feedback)."""
+    params = result.audit.config.get("params")
+    bits = params.get("scale_bits") if isinstance(params, dict) else None
+    if isinstance(bits, int) and not isinstance(bits, bool) and 0 <= bits < 64:
+        return 1 << bits
     spec = engine_of(result.audit.engine.model_dump())
     return None if spec is None else int(spec.provider.scale)
 

@@ -21,6 +21,17 @@ def test_scores_show_as_the_engines_integers_and_the_engine_as_name_at_version()
     assert "engine bm25@2;" in audit_summary(result)
 
 
+def test_the_scale_is_the_one_the_audit_records_for_its_parameters() -> None:
+    request = RetrievalRequest(query="crane and tide", recallBudget=4, seed="s")
+    # bm25@3 weighs its feedback query in 1/4096: its units are 2**36 with feedback on.
+    for params, bits in (({}, 36), ({"feedback": "none"}, 24)):
+        result = retrieve(request, DOCS, "bm25@3", **params)
+        assert score_scale(result) == 1 << bits
+        for row, hit in zip(hits_table(result, {d.id: d for d in DOCS}).splitlines()[2:],
+                            result.hits, strict=True):
+            assert int(row.split()[2]) / (1 << bits) == hit.score
+
+
 def test_a_score_that_is_not_a_whole_number_of_units_is_shown_as_stored() -> None:
     assert exact_score(0.1, 1 << 24) == "0.1"
     assert exact_score(1.5, None) == "1.5"
