@@ -134,9 +134,7 @@ ENGINES: tuple[EngineSpec, ...] = (
                summary="bm25@1's ranking with its pins and parameters in every audit"),
     EngineSpec("bm25", "3", Bm25PrfProvider, default_stemmer="english",
                golden="sha256:733f2ca885561a74c529d03339f50cfec5f7f6e12c75d04e68566c9b2fc3f744",
-               preview=True,
-               summary="bm25@2 with BM25+ tf and Bo1 feedback (preview: slower than the "
-                       "speed target)"),
+               summary="bm25@2 with BM25+ tf and Bo1 pseudo-relevance feedback"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release that is not a preview.

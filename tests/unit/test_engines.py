@@ -22,7 +22,7 @@ DOCS = [Document(id="a", text="crane faults at berth 7"), Document(id="b", text=
 
 
 def test_a_bare_name_is_its_newest_version_and_a_stored_bare_name_its_first() -> None:
-    assert engine_spec("bm25").ref == "bm25@2"  # bm25@3 is a preview: named, never implied
+    assert engine_spec("bm25").ref == "bm25@3"
     assert engine_spec("bm25@1").ref == "bm25@1"
     assert engine_spec("bm25@3").ref == "bm25@3"
     assert stored_engine("bm25").ref == "bm25@1"  # records before versions meant bm25@1
