@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import fakeredis
@@ -41,6 +41,17 @@ def pipeline() -> Iterator[Pipeline]:
     pipe.add_corpus(NEW, "port")
     yield pipe
     client.close()
+
+
+@pytest.fixture
+def rerank(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> Callable[..., int]:
+    """``rookhaven rerank --inline ARGS...`` on the fixture's store: its exit status."""
+    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
+
+    def run(*argv: str) -> int:
+        args = build_parser("rerank").parse_args(["rerank", "--inline", *argv])
+        return int(args.run(args, pipeline.settings))
+    return run
 
 
 def spec(pipe: Pipeline, chunk: int = 4) -> RerankSpec:
@@ -114,14 +125,7 @@ def test_requests_from_a_file_need_their_baseline_corpus(pipeline: Pipeline) -> 
 
 
 def test_a_request_files_lines_are_checked_and_name_the_engine_they_first_ran_with(
-        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
-
-    def rerank(*argv: str) -> int:
-        args = build_parser("rerank").parse_args(["rerank", "--inline", *argv])
-        return int(args.run(args, pipeline.settings))
-
+        rerank: Callable[..., int], tmp_path: Path) -> None:
     lines = tmp_path / "requests.jsonl"
     lines.write_text('{"query": "crane 2 and tide", "engine": "bm25@2", "recallBudget": 4}\n'
                      '\n{"query": "berth delay"}\n', encoding="utf-8")
@@ -149,14 +153,8 @@ def test_a_request_files_lines_are_checked_and_name_the_engine_they_first_ran_wi
 
 
 def test_a_resumed_run_writes_the_report_file_it_started_with_unless_given_another(
-        pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(rerank_cli.Store, "from_settings", lambda _: pipeline.store)
-
-    def rerank(*argv: str) -> int:
-        args = build_parser("rerank").parse_args(["rerank", "--inline", *argv])
-        return int(args.run(args, pipeline.settings))
-
+        pipeline: Pipeline, rerank: Callable[..., int], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     first = tmp_path / "first.jsonl"
     store = pipeline.store
     assert rerank("--corpus", store.corpora.resolve("port@1"),
