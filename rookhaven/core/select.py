@@ -185,9 +185,8 @@ def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
             tied[i] = True
             tied[i - 1] = True
     tied_o = o[tied]
-    starts = id_offsets[tied_o]
-    rows = segments(prefix, id_units, starts, id_offsets[tied_o + 1])
-    tied_keys = (rows[:, 0] << np.uint64(32)) | rows[:, 1]
+    rows = segments(prefix, id_units, id_offsets[tied_o], id_offsets[tied_o + 1])
+    tied_keys = (rows[:, 0] << np.uint64(32)) | rows[:, 1]  # as streams.tie_key
     key = np.zeros(n, dtype=np.uint64)
     key[tied] = tied_keys
     a = 0
