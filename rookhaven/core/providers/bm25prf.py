@@ -36,7 +36,7 @@ from .feedback import (
     interpolate,
     rm3_weights,
 )
-from .impacts import SCALE, SCALE_BITS, idf_table
+from .impacts import SCALE, SCALE_BITS, counts_beside_impacts, idf_table
 from .lowerbound import TF_BOUNDS, bounded_impacts
 from .scoring import Plan
 
@@ -108,10 +108,10 @@ class Bm25PrfProvider(Bm25Provider):
         return config
 
     def build(self, corpus: Corpus) -> Bm25PrfIndex:
-        index = build_index(corpus, self.analyzer, self.field_weights)
+        # Every reader of the counts runs before the impacts are written over them.
+        index, room = counts_beside_impacts(build_index(corpus, self.analyzer,
+                                                        self.field_weights))
         term_idf = idf_table(index.df(), index.n_docs)
-        delta = self.delta if self.tf_bound != "none" else 0.0
-        impacts = bounded_impacts(index, self.k1, self.b, term_idf, self.tf_bound, delta)
         forward: ForwardIndex | None = None
         eligible = np.zeros(0, dtype=bool)
         tables = (np.zeros(0), np.zeros(0))
@@ -121,6 +121,9 @@ class Bm25PrfProvider(Bm25Provider):
             forward = forward_index(index, eligible)
             if self.feedback == "bo1":
                 tables = bo1_tables(collection_frequencies(index), index.n_docs)
+        delta = self.delta if self.tf_bound != "none" else 0.0
+        impacts = bounded_impacts(index, self.k1, self.b, term_idf, self.tf_bound, delta,
+                                  out=room)
         index = dataclasses.replace(index, tfs=np.zeros(0, dtype=np.int32))
         return Bm25PrfIndex(
             index=index, impacts=impacts, term_idf=term_idf.tolist(),

@@ -10,6 +10,7 @@ order in which terms or documents are added cannot change them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from decimal import Context, Decimal
@@ -56,12 +57,37 @@ def term_impacts(index: InvertedIndex, k1: float, b: float,
     return fixed_point(index, term_idf, lambda tf, docs: tf * (k1 + 1.0) / (tf + norm[docs]))
 
 
+def counts_beside_impacts(index: InvertedIndex) -> tuple[InvertedIndex, npt.NDArray[np.int32]]:
+    """``index`` with its two-byte counts moved into the upper half of the array its impacts
+    will fill (``fixed_point(..., out=)``), and that array.
+
+    A provider that reads the counts once more after the index is built (the forward index,
+    collection frequencies) would otherwise hold counts and impacts at once: 124 MB more
+    than its resting size at 1M documents. The caller drops the index it passed in, reads
+    the counts from the one returned, and writes the impacts over them last. Four-byte
+    counts do not fit beside the impacts; they stay where they are.
+    """
+    room = np.empty(len(index.docs), dtype=np.int32)
+    if index.tfs.dtype != np.uint16:
+        return index, room
+    tfs = room.view(np.uint16)[len(room):]
+    tfs[:] = index.tfs
+    return dataclasses.replace(index, tfs=tfs), room
+
+
 def fixed_point(index: InvertedIndex, term_idf: npt.NDArray[np.float64],
                 part: Callable[[npt.NDArray[np.float64], npt.NDArray[np.int32]],
-                               npt.NDArray[np.float64]]) -> npt.NDArray[np.int32]:
+                               npt.NDArray[np.float64]],
+                out: npt.NDArray[np.int32] | None = None) -> npt.NDArray[np.int32]:
     """floor(SCALE * idf * part(tf, docs)), at least 1, for every posting, in blocks of
-    postings (bounding the float64 temporaries); ``part`` is the term-frequency factor."""
-    out = np.empty(len(index.docs), dtype=np.int32)
+    postings (bounding the float64 temporaries); ``part`` is the term-frequency factor.
+
+    ``out`` may hold the counts in its upper half (``counts_beside_impacts``): block
+    ``[lo, hi)`` reads its counts before it writes bytes ``[4 lo, 4 hi)``, and the counts
+    still unread start at byte ``2 n + 2 hi``, never below ``4 hi``.
+    """
+    if out is None:
+        out = np.empty(len(index.docs), dtype=np.int32)
     for lo in range(0, len(out), BLOCK):
         hi = min(lo + BLOCK, len(out))
         first = int(np.searchsorted(index.offsets, lo, side="right")) - 1

@@ -41,8 +41,10 @@ def saturated(tf: npt.NDArray[np.float64], lengths: npt.NDArray[np.float64], k1:
 
 def bounded_impacts(index: InvertedIndex, k1: float, b: float,
                     term_idf: npt.NDArray[np.float64], bound: str,
-                    delta: float) -> npt.NDArray[np.int32]:
-    """floor(SCALE * idf * saturated(tf)), at least 1, for every posting, in blocks."""
+                    delta: float, out: npt.NDArray[np.int32] | None = None,
+                    ) -> npt.NDArray[np.int32]:
+    """floor(SCALE * idf * saturated(tf)), at least 1, for every posting, in blocks; into
+    ``out`` if given (``impacts.fixed_point``)."""
     lengths = length_ratios(index, b)
     return fixed_point(index, term_idf,
-                       lambda tf, docs: saturated(tf, lengths[docs], k1, bound, delta))
+                       lambda tf, docs: saturated(tf, lengths[docs], k1, bound, delta), out)

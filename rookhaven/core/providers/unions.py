@@ -10,9 +10,10 @@ a pooled term then streams like a term of one list. Scores are the same integers
 
 The pool is append-only and bounded: a merge that no longer fits is not kept (the kernel
 folds that term per request, as before), so memory never grows past ``capacity`` postings
-(and ``REFUSED_MEMO`` refusals) and a range, once handed out, is never rewritten. Growth
-copies into new arrays; a request holding the old ones reads them unchanged, so threads
-need no lock to read, only to add.
+(and ``REFUSED_MEMO`` refusals) and a range, once handed out, is never rewritten. The two
+arrays are allocated at full capacity with the first merge and never move: pages never
+written are never resident, and growing by copies held old and new arrays at once (48 MB
+at the cap). Threads need no lock to read, only to add.
 """
 
 from __future__ import annotations
@@ -79,18 +80,13 @@ class UnionPool:
                 self._refused.clear()
             self._refused.add(expansion)
             return None
+        if not len(self._arrays[0]):
+            self._arrays = (np.empty(self.capacity, dtype=np.int32),
+                            np.empty(self.capacity, dtype=np.int32))
         pool_d, pool_v = self._arrays
-        if self._used + n > len(pool_d):
-            size = min(self.capacity, max(2 * len(pool_d), self._used + n, 1 << 16))
-            grown_d = np.empty(size, dtype=np.int32)
-            grown_v = np.empty(size, dtype=np.int32)
-            grown_d[:self._used] = pool_d[:self._used]
-            grown_v[:self._used] = pool_v[:self._used]
-            pool_d, pool_v = grown_d, grown_v
         start = self._used
         pool_d[start:start + n] = docs
         pool_v[start:start + n] = values
-        self._arrays = (pool_d, pool_v)  # one store: a reader sees old or new, never a mix
-        self._used += n
+        self._used += n  # only after the copy: a range is handed out once it is whole
         found = self._known[expansion] = (start, start + n, int(values.max()))
         return found
