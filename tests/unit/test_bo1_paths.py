@@ -73,11 +73,23 @@ def test_the_uncompiled_loops_choose_the_same() -> None:
         eligible = np.ones(60, dtype=bool)
         slope, floor = _tables(rng, 60, 20, False)
         docs = rng.sample(range(20), 10)
-        ids, units = feedback._bo1_choose(forward.offsets, forward.terms, forward.tfs, eligible,
-                                          slope, floor, np.asarray(docs, dtype=np.int64), 10)
         expected = bo1_reference(forward, eligible, (slope, floor), docs, 10)
-        assert dict(zip(ids.tolist(), units.tolist(), strict=True)) == expected
         assert len(expected) == 10
+        # Whole counts below 256 (every field weight 1.0), as 1/16 units.
+        sixteenths = dataclasses.replace(forward, tfs=np.minimum(forward.tfs, 255) * 16)
+        for stored, want in ((forward, expected),
+                             (_shifted(sixteenths), bo1_reference(sixteenths, eligible,
+                                                                  (slope, floor), docs, 10))):
+            ids, units = feedback._bo1_choose(
+                stored.offsets, stored.terms, stored.tfs, eligible, slope, floor,
+                np.asarray(docs, dtype=np.int64), 10, float(16 >> stored.shift))
+            assert dict(zip(ids.tolist(), units.tolist(), strict=True)) == want
+
+
+def _shifted(forward: ForwardIndex) -> ForwardIndex:
+    """``forward`` with its counts (multiples of 16, below 4096) stored as one byte each."""
+    assert not (forward.tfs % 16).any() and forward.tfs.max(initial=0) < 4096
+    return dataclasses.replace(forward, tfs=(forward.tfs >> 4).astype(np.uint8), shift=4)
 
 
 def test_ties_go_to_the_lower_term_id() -> None:
@@ -104,16 +116,27 @@ def test_narrow_counts_choose_what_int64_counts_chose() -> None:
                 wide, eligible, docs, scores, 10)
             assert feedback.bo1_weights(narrow, eligible, tables, docs, 10) == bo1_reference(
                 wide, eligible, tables, docs, 10)
+        # Whole counts only (every field weight 1.0): one byte each, shifted by four bits.
+        whole = dataclasses.replace(wide, tfs=np.minimum(wide.tfs, 255) << 4)
+        byte = _shifted(whole)
+        assert rm3_weights(byte, eligible, docs, scores, 10) == rm3_weights(
+            whole, eligible, docs, scores, 10)
+        assert feedback.bo1_weights(byte, eligible, tables, docs, 10) == bo1_reference(
+            whole, eligible, tables, docs, 10)
 
 
-def _inverted(rng: random.Random, n_docs: int, vocab: int, dtype: type) -> InvertedIndex:
-    """Random postings (documents ascending per term; some documents and terms empty)."""
+def _inverted(rng: random.Random, n_docs: int, vocab: int, dtype: type,
+              unit: int = 1, most: int = 4000) -> InvertedIndex:
+    """Random postings (documents ascending per term; some documents and terms empty) with
+    counts ``unit`` times 1 to ``most``, ``most`` among them."""
     offsets, docs, tfs = [0], [], []
     for _ in range(vocab):
         members = sorted(rng.sample(range(n_docs), rng.randint(0, min(n_docs, 30))))
         docs += members
-        tfs += [rng.randint(1, 4000) for _ in members]
+        tfs += [unit * rng.randint(1, most) for _ in members]
         offsets.append(len(docs))
+    if tfs:  # the largest count occurs, so the stored form is the one its bound implies
+        tfs[rng.randrange(len(tfs))] = unit * most
     return InvertedIndex(vocabulary=tuple(f"t{i}" for i in range(vocab)),
                          offsets=np.asarray(offsets, dtype=np.int64),
                          docs=np.asarray(docs, dtype=np.int32),
@@ -121,11 +144,23 @@ def _inverted(rng: random.Random, n_docs: int, vocab: int, dtype: type) -> Inver
                          lengths=np.zeros(n_docs, dtype=np.int64))
 
 
+# (unit, most, stored type, shift): counts of 1/16 (weights other than 1.0) stay as they
+# are; whole counts take a byte while they fit one; a common factor of 8 shifts by three,
+# one of 32 by four at most (a stored unit is never coarser than a whole count).
+COUNT_FORMS = [(1, 4000, None, 0), (16, 255, np.uint8, 4), (16, 256, None, 0),
+               (8, 255, np.uint8, 3), (32, 127, np.uint8, 4), (32, 128, None, 0)]
+
+
+@pytest.mark.parametrize(("unit", "most", "stored", "shift"), COUNT_FORMS)
 @pytest.mark.parametrize("dtype", [np.uint16, np.int32])
-def test_the_compiled_transposition_is_the_stable_sort(dtype: type) -> None:
+def test_the_compiled_transposition_is_the_stable_sort(dtype: type, unit: int, most: int,
+                                                       stored: type | None, shift: int) -> None:
     rng = random.Random(7)
+    narrowed = 0
     for _ in range(200):
-        index = _inverted(rng, rng.randint(1, 80), rng.randint(1, 60), dtype)
+        index = _inverted(rng, rng.randint(1, 80), rng.randint(1, 60), dtype, unit, most)
+        top = int(index.tfs.max(initial=0))
+        narrowed += top == unit * most
         keep = np.asarray([rng.random() < 0.6 for _ in index.vocabulary], dtype=bool)
         for mask in (None, keep):
             got = feedback.forward_index(index, mask)
@@ -133,8 +168,17 @@ def test_the_compiled_transposition_is_the_stable_sort(dtype: type) -> None:
             for a, b in ((got.offsets, want.offsets), (got.terms, want.terms),
                          (got.tfs, want.tfs)):
                 assert a.dtype == b.dtype and a.tolist() == b.tolist()
+            assert got.shift == want.shift
+            if mask is None and top == unit * most:  # the largest count is among the kept
+                assert (got.tfs.dtype, got.shift) == (stored or dtype, shift)
+            for ordinal in range(index.n_docs):  # read back in 1/16 units, whatever is stored
+                wide = dataclasses.replace(want, tfs=want.tfs.astype(np.int64) << want.shift,
+                                           shift=0)
+                assert [v.tolist() for v in got.vector(ordinal)] == \
+                    [v.tolist() for v in wide.vector(ordinal)]
         kept = feedback.forward_index(index, keep)
         assert set(kept.terms.tolist()) <= set(np.flatnonzero(keep).tolist())
+    assert narrowed > 20  # the expected form was checked, not only the agreement
 
 
 def test_term_ids_are_two_bytes_only_while_the_vocabulary_fits() -> None:

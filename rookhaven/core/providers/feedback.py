@@ -34,27 +34,43 @@ WEIGHT_BITS = 12  # query-term weights in 1/4096: sums times coverage stay below
 BO1_BITS = 20  # Bo1 weights are floored to 1/2**20 before any comparison
 MIN_TERM_LEN, MAX_TERM_LEN = 2, 20  # Anserini's bounds on a feedback term's length
 
+_ONE_BITS = WEIGHT_ONE.bit_length() - 1  # a count of 1.0 is 1 << _ONE_BITS units
 _CONTEXT = Context(prec=40)
 
 
 @dataclass(frozen=True)
 class ForwardIndex:
     """Each document's terms (ascending id, uint16 where the vocabulary allows; those it was
-    built to keep) and field-weighted counts (1/16 units, in the inverted index's own type,
-    uint16 when every count fits: sums and negations are taken in int64)."""
+    built to keep) and field-weighted counts (1/16 units), stored as ``count >> shift``:
+    one byte each where every kept count shares ``shift`` low zero bits and then fits
+    (``_count_form``), else in the inverted index's own type with ``shift`` 0. Sums and
+    negations are taken in int64."""
 
     offsets: npt.NDArray[np.int64]
     terms: npt.NDArray[Any]  # uint16 or int32
-    tfs: npt.NDArray[Any]  # uint16 or int32, as InvertedIndex.tfs
+    tfs: npt.NDArray[Any]  # uint8, or as InvertedIndex.tfs (uint16 or int32)
+    shift: int = 0
 
     def vector(self, ordinal: int) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+        """The document's term ids and counts (1/16 units, whatever the stored form)."""
         lo, hi = int(self.offsets[ordinal]), int(self.offsets[ordinal + 1])
-        return self.terms[lo:hi], self.tfs[lo:hi]
+        tfs = self.tfs[lo:hi]
+        return self.terms[lo:hi], (tfs.astype(np.int64) << self.shift if self.shift else tfs)
 
 
 def _term_type(vocabulary: int) -> type:
     """The narrowest type of the forward index's term ids: uint16 where every id fits."""
     return np.uint16 if vocabulary <= 1 << 16 else np.int32
+
+
+def _count_form(dtype: Any, top: int, bits: int) -> tuple[Any, int]:
+    """The stored type and shift of counts whose largest is ``top`` and whose OR is ``bits``.
+
+    With every field weight 1.0 each count is a multiple of 16; shifted by their common low
+    zero bits (at most 4, so that 1/16 units stay a whole number of stored units) such
+    counts up to 255 occurrences take one byte: 45 MB less at 1M synthetic documents."""
+    shift = min((bits & -bits).bit_length() - 1, _ONE_BITS) if bits else _ONE_BITS
+    return (np.uint8, shift) if top >> shift <= 0xFF else (dtype, 0)
 
 
 def forward_index(index: InvertedIndex,
@@ -67,15 +83,17 @@ def forward_index(index: InvertedIndex,
     take two bytes where they fit: the same choices from about half the memory on the
     synthetic corpora (ADR 0018, addendum 3)."""
     kept = np.ones(len(index.offsets) - 1, dtype=np.bool_) if keep is None else keep
-    if _transpose_kernel is None:
+    if _tally_kernel is None or _fill_kernel is None:
         return forward_reference(index, kept)
     df = np.diff(index.offsets)
     offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
-    size = int(df[kept].sum())
+    top, bits = _tally_kernel(index.offsets, index.docs, index.tfs, kept, offsets)
+    dtype, shift = _count_form(index.tfs.dtype, int(top), int(bits))
+    size = int(offsets[-1])
     terms: npt.NDArray[Any] = np.empty(size, dtype=_term_type(len(df)))
-    tfs = np.empty(size, dtype=index.tfs.dtype)
-    _transpose_kernel(index.offsets, index.docs, index.tfs, kept, offsets, terms, tfs)
-    return ForwardIndex(offsets=offsets, terms=terms, tfs=tfs)
+    tfs = np.empty(size, dtype=dtype)
+    _fill_kernel(index.offsets, index.docs, index.tfs, kept, offsets, terms, tfs, shift)
+    return ForwardIndex(offsets=offsets, terms=terms, tfs=tfs, shift=shift)
 
 
 def forward_reference(index: InvertedIndex,
@@ -90,20 +108,35 @@ def forward_reference(index: InvertedIndex,
     order = np.argsort(docs, kind="stable")
     offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
     np.cumsum(np.bincount(docs, minlength=index.n_docs), out=offsets[1:])
-    return ForwardIndex(offsets=offsets, terms=terms[order], tfs=tfs[order])
+    wide = tfs.astype(np.int64)
+    dtype, shift = _count_form(index.tfs.dtype, int(wide.max(initial=0)),
+                               int(np.bitwise_or.reduce(wide, initial=0)))
+    return ForwardIndex(offsets=offsets, terms=terms[order],
+                        tfs=(wide[order] >> shift).astype(dtype), shift=shift)
 
 
-def _transpose(postings: Any, docs: Any, tfs: Any, keep: Any, offsets: Any, out_terms: Any,
-               out_tfs: Any) -> None:
-    """Each document's postings of kept terms counted into ``offsets``, then those terms
-    taken in ascending id and each posting put in its document's next free slot: every
-    document's terms arrive ascending, as the stable sort orders them."""
+def _tally(postings: Any, docs: Any, tfs: Any, keep: Any, offsets: Any) -> tuple[Any, Any]:
+    """Each document's postings of kept terms counted into ``offsets`` (then summed into
+    bounds); the largest kept count and the OR of them all, for ``_count_form``."""
+    top = np.int64(0)
+    bits = np.int64(0)
     for t in range(len(postings) - 1):
         if keep[t]:
             for p in range(postings[t], postings[t + 1]):
                 offsets[docs[p] + 1] += 1
+                count = np.int64(tfs[p])
+                top = max(top, count)
+                bits |= count
     for d in range(len(offsets) - 1):
         offsets[d + 1] += offsets[d]
+    return top, bits
+
+
+def _fill(postings: Any, docs: Any, tfs: Any, keep: Any, offsets: Any, out_terms: Any,
+          out_tfs: Any, shift: int) -> None:
+    """The kept terms taken in ascending id, each posting put in its document's next free
+    slot (bounds from ``_tally``): every document's terms arrive ascending, as the stable
+    sort orders them."""
     cursor = offsets[:-1].copy()
     for t in range(len(postings) - 1):
         if not keep[t]:
@@ -112,11 +145,12 @@ def _transpose(postings: Any, docs: Any, tfs: Any, keep: Any, offsets: Any, out_
             d = docs[p]
             at = cursor[d]
             out_terms[at] = t
-            out_tfs[at] = tfs[p]
+            out_tfs[at] = np.int64(tfs[p]) >> shift
             cursor[d] = at + 1
 
 
-_transpose_kernel = njit(cache=True, nogil=True)(_transpose) if njit is not None else None
+_tally_kernel = njit(cache=True, nogil=True)(_tally) if njit is not None else None
+_fill_kernel = njit(cache=True, nogil=True)(_fill) if njit is not None else None
 
 
 def eligible_terms(index: InvertedIndex, max_df: int, bits: int) -> npt.NDArray[np.bool_]:
@@ -198,7 +232,8 @@ def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
         return bo1_reference(forward, eligible, tables, docs, fb_terms)
     slope, floor = tables
     ids, units = _bo1_kernel(forward.offsets, forward.terms, forward.tfs, eligible, slope,
-                             floor, np.asarray(docs, dtype=np.int64), fb_terms)
+                             floor, np.asarray(docs, dtype=np.int64), fb_terms,
+                             float(WEIGHT_ONE >> forward.shift))
     return dict(zip(ids.tolist(), units.tolist(), strict=True))
 
 
@@ -229,7 +264,7 @@ def bo1_reference(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
 
 
 def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, floor: Any,
-                docs: Any, fb_terms: int) -> tuple[Any, Any]:
+                docs: Any, fb_terms: int, one: float) -> tuple[Any, Any]:
     """``bo1_reference`` as loops for numba: the feedback documents' eligible counts summed
     per term (int64, then one exact conversion and a division by 16, as numpy's float sum
     of small integers), weighed with one multiply and one add (numba does not contract
@@ -238,7 +273,11 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
     The sums are gathered in an open-addressing table of twice the postings' size (a power
     of two), so no sort: sorting the documents' terms, even as a merge of their ascending
     runs, was 7 of Bo1's 12 us (ADR 0019). Terms come out of the table in no useful order;
-    the insertion compares (weight, id), so the choice does not depend on it."""
+    the insertion compares (weight, id), so the choice does not depend on it.
+
+    ``one`` is a count of 1.0 in stored units (16 >> the forward index's shift): the sum in
+    stored units over it is the sum in 1/16 units over 16, exactly, both being a power-of-two
+    scaling of an integer below 2**53."""
     n = 0
     for d in docs:
         n += offsets[d + 1] - offsets[d]
@@ -261,7 +300,6 @@ def _bo1_choose(offsets: Any, terms: Any, tfs: Any, eligible: Any, slope: Any, f
     best_u = np.empty(fb_terms, dtype=np.int64)
     kept = 0
     scale = float(1 << BO1_BITS)
-    one = float(WEIGHT_ONE)
     for slot in range(size):
         t = keys[slot]
         if t < 0:
