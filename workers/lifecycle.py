@@ -26,9 +26,10 @@ from celery.signals import (
 )
 from kombu.transport import redis as kombu_redis
 
-from rookhaven import Document, RetrievalRequest, Retriever, metrics
+from rookhaven import metrics
 from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
+from rookhaven.pipeline.warmup import warm_up
 from rookhaven.store import Store
 
 from .runtime import WorkerRuntime
@@ -51,16 +52,6 @@ def _lost_client_is_a_connection_error(method: Any) -> Any:
 
     guarded.rookhaven_guarded = True  # type: ignore[attr-defined]
     return guarded
-
-
-def warm_up() -> float:
-    """Run one tiny retrieval, so the compiled kernels are built (or loaded from numba's
-    cache) before the first job: a cold compile takes ~16 s, and the first batches would run
-    into the task time limit. Done in the main process, so pool children inherit it."""
-    started = time.perf_counter()
-    corpus = [Document(id="a", text="warm crane berth"), Document(id="b", text="crane tide")]
-    Retriever(corpus, "bm25").result_data(RetrievalRequest(query="crane and tide"))
-    return time.perf_counter() - started
 
 
 def _consuming(consumer: Any) -> bool:
@@ -106,7 +97,9 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         for name in ("ack", "reject"):
             setattr(kombu_redis.QoS, name,
                     _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
-        log.info("warmed up the engine", extra={"seconds": round(warm_up(), 3)})
+        seconds = warm_up([runtime.settings.engine])
+        log.info("warmed up the engine", extra={"engine": runtime.settings.engine,
+                                                "seconds": round(seconds, 3)})
 
     def on_worker_init(sender: Any = None, **_: Any) -> None:
         if not ours(sender) or runtime.settings.worker_prefetch == 0:

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rookhaven import Retriever
-from rookhaven.sampledata import sample_corpus, sample_requests
+from rookhaven.pipeline.warmup import warm_up
 from tests.integration.workerfarm import WorkerFarm, environment, farm
 
 
@@ -19,12 +18,7 @@ def compiled_kernels() -> None:
     subprocess starts. A cold cache costs ~45 s of compiling (bm25@3 compiles the most), and
     worker processes that each compile it at once, on a loaded machine, ran past the tests'
     waits; with the cache filled they load it in about a second."""
-    documents = sample_corpus()
-    for engine in ("bm25@2", "bm25@3"):
-        retriever = Retriever(documents, engine)
-        for request in sample_requests():
-            for budget in (10, 100):  # 100: the compiled cut of 64 candidates or more
-                retriever.result_data(request.model_copy(update={"recall_budget": budget}))
+    warm_up(["bm25@2", "bm25@3"])
 
 
 @pytest.fixture
