@@ -3,7 +3,7 @@
 
     python bench/ranking.py quality [--datasets ../shared/datasets]
     python bench/ranking.py speed bench/data/syn100k [--engines rookhaven,bm25s,...]
-        [--passes 3] [--rounds 1]
+        [--passes 3] [--rounds 1] [--gc freeze|as-is]
 
 ``speed`` runs every engine in its own process (so peak memory is that engine's alone) on a
 corpus made by ``../shared/bench/make_synthetic.py OUT N``: it reports load and build time,
@@ -16,11 +16,17 @@ validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``; ``rookhaven:NA
 query, so each pass pays the first retrieval and the term choice (the memo would otherwise
 answer every pass after the first). Peers
 are asked one query per call and return ids. Missing peers are reported as such, never faked.
+
+After building, every engine's process freezes what it holds (``gc.freeze``, ``--gc
+freeze``, the default), as a Rookhaven worker does before it forks its pool: the collector
+then never walks the loaded corpus and the index while queries run. ``--gc as-is`` leaves
+the collector alone, as a process that embeds ``Retriever`` without freezing has it.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -180,7 +186,8 @@ def _read_queries(path: Path) -> list[str]:
     return [orjson.loads(line)["text"] for line in path.read_bytes().splitlines() if line]
 
 
-def speed_one(engine: str, corpus_dir: Path, passes: int = 3) -> dict[str, object]:
+def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
+              freeze: bool = True) -> dict[str, object]:
     """Load, build and query one engine in this process; the numbers as a dict."""
     start = time.perf_counter()
     # Stream the file: no engine pays for holding the parsed JSON next to its own copy.
@@ -212,6 +219,8 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3) -> dict[str, objec
     else:
         raise SystemExit(f"unknown engine {engine!r}; choose from {', '.join(SPEED_ENGINES)}")
     built, build_peak = time.perf_counter() - start, peak_mb()
+    if freeze:
+        gc.freeze()
     out: dict[str, object] = {"engine": engine, "load_s": round(loaded, 1),
                               "rss_after_load_mb": round(load_rss), "build_s": round(built, 1),
                               "peak_after_build_mb": round(build_peak)}
@@ -244,12 +253,14 @@ def _best(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
-def speed(corpus_dir: Path, engines: list[str], passes: int, rounds: int) -> None:
+def speed(corpus_dir: Path, engines: list[str], passes: int, rounds: int,
+          gc_mode: str = "freeze") -> None:
     runs: dict[str, list[dict[str, Any]]] = {engine: [] for engine in engines}
     for _ in range(rounds):  # engines alternate, so a slow spell of the machine hits them all
         for engine in engines:
             proc = subprocess.run([sys.executable, __file__, "_speed_one", engine,
-                                   str(corpus_dir), "--passes", str(passes)],
+                                   str(corpus_dir), "--passes", str(passes),
+                                   "--gc", gc_mode],
                                   capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
@@ -257,7 +268,7 @@ def speed(corpus_dir: Path, engines: list[str], passes: int, rounds: int) -> Non
                 continue
             runs[engine].append(json.loads(proc.stdout.strip().splitlines()[-1]))
             print(json.dumps(runs[engine][-1]), file=sys.stderr)
-    print(f"corpus: {corpus_dir} (best of {passes} passes, {rounds} round(s))")
+    print(f"corpus: {corpus_dir} (best of {passes} passes, {rounds} round(s), gc {gc_mode})")
     print("| engine | " + " | ".join(SPEED_KEYS) + " |")
     print("|---|" + "---:|" * len(SPEED_KEYS))
     for engine, rows in runs.items():
@@ -281,13 +292,17 @@ def main() -> None:
     one.add_argument("engine")
     one.add_argument("corpus", type=Path)
     one.add_argument("--passes", type=int, default=3)
+    for p in (s, one):
+        p.add_argument("--gc", choices=("freeze", "as-is"), default="freeze",
+                       help="freeze each engine's objects once it is built (default)")
     args = parser.parse_args()
     if args.cmd == "quality":
         quality(args.datasets)
     elif args.cmd == "speed":
-        speed(args.corpus, args.engines.split(","), args.passes, args.rounds)
+        speed(args.corpus, args.engines.split(","), args.passes, args.rounds, args.gc)
     else:
-        print(json.dumps(speed_one(args.engine, args.corpus, args.passes)))
+        print(json.dumps(speed_one(args.engine, args.corpus, args.passes,
+                                   freeze=args.gc == "freeze")))
 
 
 if __name__ == "__main__":

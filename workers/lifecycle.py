@@ -9,6 +9,7 @@ for (``sender.app``): a process may hold more than one app (``rookhaven demo``).
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -102,8 +103,18 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
                                                 "seconds": round(seconds, 3)})
 
     def on_worker_init(sender: Any = None, **_: Any) -> None:
-        if not ours(sender) or runtime.settings.worker_prefetch == 0:
+        if not ours(sender):
             return
+        if runtime.settings.worker_prefetch:
+            prefetch()
+        # Everything made so far (modules, the warm-up, prefetched indexes) lives as long as
+        # the process: frozen, the pool children's collector never walks it, 5-6% of a cold
+        # bm25@3 request at 100k, and never writes to its headers, which would copy the
+        # pages the children share with this process.
+        gc.freeze()
+        log.info("froze the objects the pool inherits", extra={"objects": gc.get_freeze_count()})
+
+    def prefetch() -> None:
         began = time.perf_counter()
         try:
             digests = runtime.prefetch()

@@ -152,6 +152,11 @@ def test_a_worker_indexes_the_newest_corpus_before_it_forks_its_pool(
                  .splitlines() if line.startswith(b"{")]
         prefetched = [e for e in lines if e["msg"].startswith("prefetched")]
         assert [e["corpora"] for e in prefetched] == [[digest]]
+        # After the prefetch, before the fork: the index is among what the pool inherits
+        # frozen (a bare interpreter holds some 8,000 objects; with the stack, over 150,000).
+        frozen = [e for e in lines if e["msg"].startswith("froze")]
+        assert len(frozen) == 1 and frozen[0]["objects"] > 50_000
+        assert lines.index(prefetched[0]) < lines.index(frozen[0])
         request = requests(1, tag="prefetched-")[0]
         ref = pipe.submit(request, "port")
         wait_until(lambda: all_done(pipe, [ref.job_id]), 60, what="a job on the prefetched index")
