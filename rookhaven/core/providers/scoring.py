@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import kernel
+from .lookup import lookup
 from .unions import UnionPool
 
 IntArray = npt.NDArray[np.int64]
@@ -143,7 +144,16 @@ class Bm25Scorer:
             1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays)
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
-        """Scores of the given documents (0 where one matches nothing)."""
+        """Scores of the given documents (0 where one matches nothing): compiled if numba
+        is here (``lookup.py``), else ``score_docs_numpy``."""
+        ords = np.asarray(ords, dtype=np.int64)
+        found = lookup(self.docs, self.impacts, self.offsets, plan, ords, self.weight_bits)
+        if found is None:
+            return self.score_docs_numpy(plan, ords)
+        return self.covered(*found, len(plan))
+
+    def score_docs_numpy(self, plan: Plan, ords: IntArray) -> IntArray:
+        """``score_docs`` in numpy calls: the reference the compiled lookup is tested against."""
         ords = np.asarray(ords, dtype=np.int64)
         one = 1 << self.weight_bits
         acc = np.zeros(len(ords), dtype=np.int64)
