@@ -16,7 +16,8 @@ def warm_up(engines: Iterable[str]) -> float:
     """Run the sample's requests with each engine at every budget of ``BUDGETS``; seconds.
 
     numba compiles a kernel on its first call, or loads it from its on-disk cache: the
-    transposition and the union merge at index time, both top-k cuts, the feedback pass. A
+    transposition and the union merge at index time, both top-k cuts, the feedback pass, the
+    whole-query lookup of picks a cut did not hold. A
     cold cache costs about 45 s for bm25@3. Done in a worker's main process before it forks,
     every pool child inherits the compiled code instead of compiling its own on its first
     job, which on two cores ran jobs into their time limit.

@@ -14,6 +14,7 @@ from rookhaven.core.compiled import AVAILABLE
 KERNELS = {
     "rookhaven.core.providers.kernel": ["_kernel", "_union"],
     "rookhaven.core.providers.feedback": ["_tally_kernel", "_fill_kernel", "_bo1_kernel"],
+    "rookhaven.core.providers.lookup": ["_compiled"],
     "rookhaven.core.select": ["_CUT_AND_RANK"],
     "rookhaven.core.rng": ["_COMPILED"],
 }
