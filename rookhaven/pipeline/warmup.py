@@ -17,10 +17,10 @@ def warm_up(engines: Iterable[str]) -> float:
 
     numba compiles a kernel on its first call, or loads it from its on-disk cache: the
     transposition and the union merge at index time, both top-k cuts, the feedback pass, the
-    whole-query lookup of picks a cut did not hold. A
-    cold cache costs about 45 s for bm25@3. Done in a worker's main process before it forks,
-    every pool child inherits the compiled code instead of compiling its own on its first
-    job, which on two cores ran jobs into their time limit.
+    whole-query lookup of picks a cut did not hold. A cold cache costs about 45 s for
+    bm25@3. Done in a worker's main process before it forks, every pool child inherits the
+    compiled code instead of compiling its own on its first job, which on two cores ran
+    jobs into their time limit.
     """
     started = time.perf_counter()
     documents, requests = sample_corpus(), sample_requests()
