@@ -4,9 +4,13 @@ result whose write Redis answered is there with its exact bytes.
 A writer thread submits jobs through the pipeline and runs them inline with the workers'
 Executor (the same store scripts a worker uses), remembering each job the store reported
 done. Meanwhile the test SIGKILLs the test's own ``redis-server`` several times mid-stream and
-restarts it on the same directory and port. ``appendfsync always`` is the guarantee the
-README states; ``everysec`` is checked too, because the README and ops/runbook.md say a
-process crash (not an OS crash) loses nothing under it either.
+restarts it on the same directory and port.
+
+``appendfsync always`` (ops/redis.conf) must lose nothing. ``everysec`` may lose the writes
+of the last ~2 s: while a background fsync runs, Redis defers its write(2) of the AOF buffer
+for up to 2 s yet still replies (ADR 0023). For it the test checks what the runbook promises
+instead: what survived is a consistent prefix, and the runbook's recovery (sweep, heal,
+resubmit) brings back every lost result with the same key and bytes.
 """
 
 from __future__ import annotations
@@ -132,23 +136,57 @@ def test_every_acknowledged_result_survives_redis_being_killed_mid_stream(
     acked = list(writer.acked)
     assert writer.failures > 0, "no submission ever failed: the kills missed the stream"
     client = redis.Redis.from_url(server.url)
-    keys = settings.key_prefix
     assert client.info("persistence")["aof_enabled"] == 1
-    stored = client.mget([f"{keys}:result:{k}" for k in acked])
-    audits = client.mget([f"{keys}:audit:{k}" for k in acked])
-    states = [client.hget(f"{keys}:job:{k}", "state") for k in acked]
     client.close()
+    missing = [k for k, found in zip(acked, stored_results(settings, acked)[0], strict=True)
+               if found is None]
+    if server.fsync == "always":
+        assert not missing, f"{len(missing)} of {len(acked)} acknowledged results lost"
+    else:
+        recover(settings, [writer.requests[k] for k in missing])
 
-    missing = [k for k, value in zip(acked, stored, strict=True) if value is None]
-    assert not missing, f"{len(missing)} of {len(acked)} acknowledged results lost"
+    stored, audits, states, logged = stored_results(settings, acked)
+    lost = [k for k, value in zip(acked, stored, strict=True) if value is None]
+    assert not lost, f"{len(lost)} of {len(acked)} acknowledged results not recovered"
     reference = Retriever(DOCS, settings.engine)  # inline, no store: the bytes to expect
-    for key, result, audit, state in zip(acked, stored, audits, states, strict=True):
+    for key, result, audit, state, leaf in zip(acked, stored, audits, states, logged,
+                                               strict=True):
         expected = reference.retrieve(writer.requests[key])
         assert result == canonical_bytes(expected), key
         assert audit == canonical_bytes(expected.audit), key
         assert state == b"done", key
-    print(f"\n{len(acked)} acknowledged results, {KILLS} SIGKILLs, all present byte for byte; "
+        assert leaf, f"{key} is stored without its log leaf"
+    print(f"\n{len(acked)} acknowledged results, {KILLS} SIGKILLs under {server.fsync}: "
+          f"{len(missing)} lost and recomputed, all present byte for byte; "
           f"{writer.failures} submissions failed while Redis was down")
+
+
+def stored_results(settings: Settings, keys: Sequence[str]) -> tuple[list[bytes | None], ...]:
+    """The stored result, audit, job state and log presence of each key, read afresh."""
+    store = Store.from_settings(settings)
+    client, prefix = redis.Redis.from_url(settings.redis_url), settings.key_prefix
+    try:
+        return (client.mget([f"{prefix}:result:{k}" for k in keys]),
+                client.mget([f"{prefix}:audit:{k}" for k in keys]),
+                [client.hget(f"{prefix}:job:{k}", "state") for k in keys],
+                [b"1" if found else None for found in store.log.logged(keys)])
+    finally:
+        client.close()
+        store.close()
+
+
+def recover(settings: Settings, lost: Sequence[RetrievalRequest]) -> None:
+    """ops/runbook.md's steps after a crash that lost writes, run inline: sweep every job left
+    queued or running, heal done jobs without a result, then resubmit what has no record."""
+    store = Store.from_settings(settings)
+    try:
+        pipeline = inline_pipeline(store, settings)
+        pipeline.sweep(older_than=0)
+        pipeline.heal()
+        if lost:
+            pipeline.submit_many(list(lost), "port")  # a job whose record is gone too
+    finally:
+        store.close()
 
 
 def test_the_shipped_redis_config_is_accepted_and_durable(tmp_path: Path) -> None:
@@ -163,6 +201,6 @@ def test_the_shipped_redis_config_is_accepted_and_durable(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    assert config == {"appendonly": "yes", "appendfsync": "everysec",
+    assert config == {"appendonly": "yes", "appendfsync": "always",
                       "aof-use-rdb-preamble": "yes", "maxmemory-policy": "noeviction",
                       "no-appendfsync-on-rewrite": "no"}
