@@ -19,6 +19,7 @@ from celery import Celery
 from celery.bootsteps import RUN
 from celery.signals import (
     beat_init,
+    task_received,
     task_rejected,
     worker_init,
     worker_process_init,
@@ -30,6 +31,7 @@ from kombu.transport import redis as kombu_redis
 from rookhaven import metrics
 from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
+from rookhaven.pipeline import TASK_BATCH, TASK_JOB
 from rookhaven.pipeline.warmup import warm_up
 from rookhaven.store import Store
 
@@ -155,6 +157,19 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         except RookhavenError as failure:
             log.warning("could not record the rejected message: %s", failure)
 
+    def on_received(sender: Any = None, request: Any = None, **_: Any) -> None:
+        # In the main process, before the pool gets the message: from here until the
+        # pool's START claims them, the jobs are this worker's in the sweeper's eyes.
+        if not ours(sender):
+            return
+        job_ids = _delivered_job_ids(request)
+        if not job_ids:
+            return
+        try:
+            runtime.store().jobs.deliver(job_ids, runtime.instance)
+        except RookhavenError as exc:  # the job still runs; a sweep after SWEEP_AFTER backs it
+            log.warning("could not mark %d job(s) delivered: %s", len(job_ids), exc)
+
     def on_shutdown(sender: Any = None, **_: Any) -> None:
         if not ours(sender):
             return
@@ -172,3 +187,16 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     worker_ready.connect(on_ready, weak=False)
     worker_shutdown.connect(on_shutdown, weak=False)
     task_rejected.connect(on_rejected, weak=False)
+    task_received.connect(on_received, weak=False)
+
+
+def _delivered_job_ids(request: Any) -> list[str]:
+    """The job ids a job or batch message carries; none for other tasks or a malformed body
+    (the task itself refuses that one, saying why)."""
+    name, args = getattr(request, "name", None), getattr(request, "args", None)
+    if not isinstance(args, (list, tuple)) or len(args) != 1:
+        return []
+    ids = [args[0]] if name == TASK_JOB else args[0] if name == TASK_BATCH else []
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return []
+    return ids

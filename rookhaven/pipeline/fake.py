@@ -34,6 +34,7 @@ class RecordingDispatcher:
         self.worker = worker
         self.fail = fail
         self.sends: list[Send] = []
+        self.backlog: int | None = None
 
     def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
         """Record the send (or raise ``fail``), then run its jobs if there is an executor."""
@@ -49,6 +50,10 @@ class RecordingDispatcher:
         if self.executor is not None:
             for batch in _chunks(list(job_ids), batch_size):
                 self.executor.run(batch, self.worker)
+
+    def waiting(self) -> int | None:
+        """``backlog``, as the test set it (None: unknown, as by default)."""
+        return self.backlog
 
     def close(self) -> None:
         """Nothing to release."""

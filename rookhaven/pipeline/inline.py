@@ -27,6 +27,10 @@ class InlineDispatcher:
         for at in range(0, len(job_ids), batch_size):
             self.executor.run(list(job_ids[at: at + batch_size]), self.worker)
 
+    def waiting(self) -> int | None:
+        """None: a job left queued here failed and waits for its retry, not a message."""
+        return None
+
     def close(self) -> None:
         """Nothing to release: jobs ran in this process."""
 

@@ -29,6 +29,9 @@ log = logging.getLogger("rookhaven.pipeline")
 # A running job is swept this long after its task's hard time limit, to let the pool
 # report the kill first.
 RUNNING_GRACE = 5.0
+# A live worker marks a message's jobs delivered within milliseconds of popping it, so with
+# no message waiting, a queued job unmarked for this many heartbeats has lost its message.
+LOST_AFTER_HEARTBEATS = 3
 
 
 # What a job's state is after store.jobs.create answered this verdict.
@@ -191,8 +194,13 @@ class Pipeline:
         the time limit; fail those out of attempts with their last error."""
         s = self.settings
         now = self.store.now()
+        # With no message waiting, a queued job no worker received has lost its message (a
+        # worker killed between popping it and recording it): it need not wait SWEEP_AFTER.
+        idle = older_than is None and self.dispatcher.waiting() == 0
         stale = self.store.jobs.stale(
             queued_before=now - (s.sweep_after if older_than is None else older_than),
+            undelivered_before=now - min(s.sweep_after, LOST_AFTER_HEARTBEATS
+                                         * s.worker_heartbeat) if idle else None,
             running_before=now - (s.task_time_limit + RUNNING_GRACE),
             alive=self.store.heartbeats.alive, limit=limit,
         )

@@ -33,6 +33,7 @@ class StoreContext:
     complete: Script = field(init=False)
     fail: Script = field(init=False)
     requeue: Script = field(init=False)
+    deliver: Script = field(init=False)
 
     def __post_init__(self) -> None:
         # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
@@ -43,6 +44,7 @@ class StoreContext:
         self.complete = self.client.register_script(scripts.COMPLETE)
         self.fail = self.client.register_script(scripts.FAIL)
         self.requeue = self.client.register_script(scripts.REQUEUE)
+        self.deliver = self.client.register_script(scripts.DELIVER)
 
     def now(self) -> str:
         """The clock as the fixed-point text every stored time uses (milliseconds).
@@ -55,7 +57,8 @@ class StoreContext:
     def job_keys(self, job_id: str, key: str) -> list[str]:
         """The leading KEYS of every job script (see store.scripts)."""
         k = self.keys
-        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key), k.counters]
+        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key), k.counters,
+                k.jobs_delivered]
 
     def job_args(self, now: str, job_id: str) -> list[Any]:
         """The leading ARGV of every job script (see store.scripts)."""

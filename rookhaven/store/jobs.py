@@ -86,6 +86,16 @@ class JobStore:
         round_.send(f"starting {len(job_ids)} job(s)")
         return [reply.get() for reply in replies]
 
+    def deliver(self, job_ids: Sequence[str], worker: str) -> int:
+        """Mark the queued ones of ``job_ids`` as delivered to ``worker`` (its message has
+        arrived, its pool has not started it): if ``worker`` dies before ``start``, the
+        sweeper hands them on within a heartbeat. How many were queued and marked."""
+        ctx = self._ctx
+        with translated(ctx.client, f"marking {len(job_ids)} job(s) delivered"):
+            return int(ctx.deliver(keys=[ctx.keys.jobs_delivered,
+                                         *(ctx.keys.job(j) for j in job_ids)],
+                                   args=[ctx.now(), worker, *job_ids]))
+
     @staticmethod
     def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
         verdict = text(reply[0])
@@ -190,32 +200,51 @@ class JobStore:
         return {"queued": int(queued), "running": int(running)}
 
     def stale(self, *, queued_before: float, running_before: float,
-              alive: Callable[[set[str]], set[str]], limit: int) -> list[StaleJob]:
-        """Open jobs to sweep: queued since before ``queued_before``, or running on a worker
-        that is not ``alive`` or since before ``running_before``. At most ``limit``."""
+              alive: Callable[[set[str]], set[str]], limit: int,
+              undelivered_before: float | None = None) -> list[StaleJob]:
+        """Open jobs to sweep: queued since before ``queued_before``, or since before
+        ``undelivered_before`` and received by no worker; delivered to, or running on, a
+        worker that is not ``alive``; running since before ``running_before``. At most
+        ``limit``, each once."""
         ctx = self._ctx
-        found: list[StaleJob] = []
+        found: dict[str, StaleJob] = {}
         with translated(ctx.client, "looking for stale jobs"):
+            # Delivered first: a job delivered between the reads may be sent again (the
+            # duplicate finds it claimed or done); one that moves on is missed one sweep at
+            # most, never lost.
+            delivered = self._held(ctx.keys.jobs_delivered, "state", "worker", "updated")
             waiting = ctx.client.zrangebyscore(ctx.keys.jobs_queued, "-inf", queued_before,
                                                start=0, num=limit)
             ids = [text(i) for i in waiting]
             for i, updated in zip(ids, self._fields(ids, "updated"), strict=True):
                 if updated is not None:
-                    found.append(StaleJob(i, updated, "queued without a result"))
-            running = [text(i) for i in ctx.client.zrange(ctx.keys.jobs_running, 0, -1)]
-            pairs = list(zip(running, self._fields(running, "worker", "updated", "started"),
-                             strict=True))
-            workers = {w[0] for _, w in pairs if w is not None}
-            living = alive(workers)
-            for i, fields in pairs:
-                if fields is None:
-                    continue
-                worker, updated, started = fields
+                    found[i] = StaleJob(i, updated, "queued without a result")
+            if undelivered_before is not None:
+                received = {i for i, _ in delivered}
+                ids = [i for i in (text(j) for j in ctx.client.zrangebyscore(
+                    ctx.keys.jobs_queued, "-inf", undelivered_before, start=0, num=limit))
+                    if i not in found and i not in received]
+                for i, updated in zip(ids, self._fields(ids, "updated"), strict=True):
+                    if updated is not None:
+                        found[i] = StaleJob(i, updated, "queued, with no message waiting")
+            running = self._held(ctx.keys.jobs_running, "worker", "updated", "started")
+            living = alive({f[1] for _, f in delivered} | {f[0] for _, f in running})
+            for i, (state, worker, updated) in delivered:
+                if state == "queued" and worker not in living:
+                    found.setdefault(i, StaleJob(
+                        i, updated, f"delivered to worker {worker}, which stopped"))
+            for i, (worker, updated, started) in running:
                 if worker not in living:
-                    found.append(StaleJob(i, updated, f"worker {worker} stopped"))
+                    found.setdefault(i, StaleJob(i, updated, f"worker {worker} stopped"))
                 elif float(started) < running_before:
-                    found.append(StaleJob(i, updated, "ran past the task time limit"))
-        return found[:limit]
+                    found.setdefault(i, StaleJob(i, updated, "ran past the task time limit"))
+        return list(found.values())[:limit]
+
+    def _held(self, index: str, *names: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Each job in the sorted set ``index`` with its fields ``names``, where it has all."""
+        ids = [text(i) for i in self._ctx.client.zrange(index, 0, -1)]
+        return [(i, fields) for i, fields in zip(ids, self._fields(ids, *names), strict=True)
+                if fields is not None]
 
     def _fields(self, job_ids: list[str], *names: str) -> list[Any]:
         """HMGET ``names`` of each job, paged; a field tuple (or one value) or None."""

@@ -78,6 +78,11 @@ class Keys:
         return f"{self.prefix}:jobs:running"
 
     @property
+    def jobs_delivered(self) -> str:
+        """Sorted set: queued job id -> when a worker received its message (not yet started)."""
+        return f"{self.prefix}:jobs:delivered"
+
+    @property
     def ledger(self) -> str:
         """Stream: every job state change (job, event, at, attempt)."""
         return f"{self.prefix}:ledger"

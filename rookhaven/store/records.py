@@ -48,6 +48,8 @@ class JobRecord(_Record):
     attempts: int
     started: float | None = None
     finished: float | None = None
+    # The worker instance that last received its message or claimed it (a queued job
+    # may name one: delivered, not started).
     worker: str | None = None
     error: str | None = None
 

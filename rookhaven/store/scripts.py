@@ -5,7 +5,7 @@ audit and audit indexes change together or not at all: a crash, a Redis restart 
 workers finishing the same job can never leave a record that disagrees with the result.
 
 Every job script takes the same leading keys and arguments:
-KEYS = job, jobs_queued, jobs_running, ledger, result, counters, ...;
+KEYS = job, jobs_queued, jobs_running, ledger, result, counters, jobs_delivered, ...;
 ARGV = now, ledger max length, job id, ...
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 _COMMON = """
 local job, queued, running, ledger, result = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local counters = KEYS[6]
+local counters, delivered = KEYS[6], KEYS[7]
 local now, maxlen, id = ARGV[1], ARGV[2], ARGV[3]
 local function event(name, detail)
   redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*',
@@ -25,6 +25,7 @@ local function close(state, detail)
   redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
   redis.call('ZREM', queued, id)
   redis.call('ZREM', running, id)
+  redis.call('ZREM', delivered, id)
   event(state, detail)
 end
 local state = redis.call('HGET', job, 'state')
@@ -68,6 +69,7 @@ end
 local attempts = redis.call('HGET', job, 'attempts')
 redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4])
 redis.call('ZREM', queued, id)
+redis.call('ZREM', delivered, id)
 redis.call('ZADD', running, now, id)
 event('running', ARGV[4])
 local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
@@ -101,7 +103,7 @@ redis.call('HSET', job, 'begun', now, 'updated', now)
 return {'run', tostring(attempts)}
 """
 
-# KEYS[7..12] = audit, audits_by_time, audits_by_corpus, violations, log leaves, log index;
+# KEYS[8..13] = audit, audits_by_time, audits_by_corpus, violations, log leaves, log index;
 # ARGV[4..10] = result bytes, audit bytes, result key, log leaf bytes, its leaf hash (32
 # bytes), the key prefix of the level-0 log tiles, hashes per tile.
 # Returns 'violation:result' / 'violation:audit' (nothing stored, job failed), 'done'
@@ -110,8 +112,8 @@ return {'run', tostring(attempts)}
 # in which this script ran, so concurrent workers never fork the tree. A key already in
 # the log (a result lost and recomputed, same bytes) gets no second leaf.
 COMPLETE = _COMMON + """
-local audit, by_time, by_corpus, violations = KEYS[7], KEYS[8], KEYS[9], KEYS[10]
-local leaves, log_index = KEYS[11], KEYS[12]
+local audit, by_time, by_corpus, violations = KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+local leaves, log_index = KEYS[12], KEYS[13]
 local old_result = redis.call('GET', result)
 local old_audit = redis.call('GET', audit)
 local what = nil
@@ -183,11 +185,13 @@ REQUEUE = _COMMON + """
 if not state then
   redis.call('ZREM', queued, id)
   redis.call('ZREM', running, id)
+  redis.call('ZREM', delivered, id)
   return 'missing'
 end
 if state == 'done' or state == 'failed' then
   redis.call('ZREM', queued, id)
   redis.call('ZREM', running, id)
+  redis.call('ZREM', delivered, id)
   return state
 end
 if redis.call('HGET', job, 'updated') ~= ARGV[4] then return 'changed' end
@@ -208,7 +212,27 @@ end
 redis.call('HSET', job, 'state', 'queued', 'updated', now)
 redis.call('HINCRBY', job, 'enqueued', 1)
 redis.call('ZREM', running, id)
+redis.call('ZREM', delivered, id)
 redis.call('ZADD', queued, now, id)
 event('requeued', ARGV[6])
 return 'requeue'
+"""
+
+# Not a job script: one call per message. KEYS = jobs_delivered, then each job's record;
+# ARGV = now, worker instance, then each job id. A worker's main process calls it as a
+# message arrives, before the pool starts it: a queued job is marked as delivered to that
+# worker, so if the worker dies before START claims it, the sweeper sees it as the dead
+# worker's at once instead of after ROOKHAVEN_SWEEP_AFTER. Only queued jobs are touched
+# (no ledger event: nothing changed state). Returns how many were marked.
+DELIVER = """
+local delivered, now, worker = KEYS[1], ARGV[1], ARGV[2]
+local marked = 0
+for i = 2, #KEYS do
+  if redis.call('HGET', KEYS[i], 'state') == 'queued' then
+    redis.call('HSET', KEYS[i], 'worker', worker, 'updated', now)
+    redis.call('ZADD', delivered, now, ARGV[i + 1])
+    marked = marked + 1
+  end
+end
+return marked
 """

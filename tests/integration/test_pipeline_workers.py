@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from celery import Celery
 
 from rookhaven import RetrievalRequest, Retriever, canonical_bytes
@@ -19,6 +23,7 @@ from tests.integration.workerfarm import (
     all_done,
     documents,
     done_events,
+    farm,
     pipeline,
     requests,
     states,
@@ -164,3 +169,76 @@ def test_a_worker_indexes_the_newest_corpus_before_it_forks_its_pool(
         assert pipe.result(ref.result_key) == canonical_bytes(expected)
     finally:
         farm.stop_all()
+
+
+@pytest.fixture
+def slow_env(env: dict[str, str]) -> dict[str, str]:
+    """SWEEP_AFTER and the visibility timeout far beyond any wait below: a job that comes
+    back within it came back by the rule under test."""
+    return {**env, "ROOKHAVEN_SWEEP_AFTER": "600", "ROOKHAVEN_VISIBILITY_TIMEOUT": "900"}
+
+
+@pytest.fixture
+def slow_workers(slow_env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
+    yield from farm(slow_env, tmp_path)
+
+
+def test_a_job_delivered_to_a_worker_killed_before_its_pool_started_it_moves_on_at_once(
+        slow_env: dict[str, str], slow_workers: WorkerFarm) -> None:
+    workers, pipe = slow_workers, pipeline(slow_env)
+    pipe.add_corpus(documents(), "port")
+    victim = workers.start("victim", concurrency=1)
+    (child,) = pool_children(victim.pid)
+    os.kill(child, signal.SIGSTOP)  # the message arrives; nothing will start it
+    ref = pipe.submit(requests(1, tag="delivered-")[0], "port")
+    wait_until(lambda: pipe.job(ref.job_id).worker is not None, 30,
+               what="the victim's main process to receive the message")
+    record = pipe.job(ref.job_id)
+    assert record.state == "queued"
+    assert f"{workers.prefix}:worker:{record.worker}" in workers.instances()  # the victim
+    workers.kill(victim)
+
+    started = time.monotonic()
+    workers.start("rescuer", concurrency=1, beat=True)
+    wait_until(lambda: pipe.job(ref.job_id).state == "done", 60,
+               what="the delivered job to be done by the rescuer")
+    took = time.monotonic() - started
+    swept = [e for e in pipe.store.ledger.events()
+             if e.job == ref.job_id and e.event == "requeued"]
+    assert [e.detail for e in swept] == [f"delivered to worker {record.worker}, which stopped"]
+    assert set(done_events(pipe).values()) == {1}
+    print(f"\nthe delivered job was done {took:.1f} s after the rescuer started")
+
+
+def pool_children(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (a worker's pool processes), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # exited meanwhile
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_job_whose_message_vanished_is_sent_again_once_nothing_waits(
+        slow_env: dict[str, str], slow_workers: WorkerFarm) -> None:
+    workers, pipe = slow_workers, pipeline(slow_env)
+    pipe.add_corpus(documents(), "port")
+    refs = pipe.submit_many(requests(3, tag="vanished-"), "port")
+    assert pipe.dispatcher.waiting() == 1  # one batch message
+    # What a worker killed between BRPOP and recording the delivery leaves: the message
+    # gone from the broker, the jobs queued, received by nobody.
+    assert workers.client.rpop(f"{workers.prefix}:celery:rookhaven") is not None
+    assert pipe.dispatcher.waiting() == 0
+    started = time.monotonic()
+    workers.start("rescuer", concurrency=1, beat=True)
+    ids = [r.job_id for r in refs]
+    wait_until(lambda: all_done(pipe, ids), 60, what="the vanished jobs to be done")
+    took = time.monotonic() - started
+    details = {e.detail for e in pipe.store.ledger.events() if e.event == "requeued"}
+    assert details == {"queued, with no message waiting"}
+    print(f"\nthe vanished jobs were done {took:.1f} s after the rescuer started")

@@ -134,6 +134,32 @@ def test_the_sweeper_requeues_old_and_orphaned_jobs_and_fails_exhausted_ones(
     assert pipeline.sweep().requeued == []  # fresh again: nothing to do for sweep_after
 
 
+def test_with_no_message_waiting_a_job_no_worker_received_is_swept_after_three_heartbeats(
+        settings: Settings) -> None:
+    now = [1_000.0]
+    store = Store(fakeredis.FakeRedis(), "p", clock=lambda: now[0])
+    dispatcher = RecordingDispatcher(ledger=store)
+    pipe = Pipeline(store, dispatcher, settings)
+    pipe.add_corpus(DOCS, "port")
+    lost, held = (r.job_id for r in pipe.submit_many(
+        [RetrievalRequest(query=f"berth {i}") for i in range(2)], "port"))
+    store.jobs.deliver([held], "w1")  # in a live worker's hands, not started yet
+    store.heartbeats.beat("w1", 600)
+    assert settings.worker_heartbeat * 3 < settings.sweep_after
+    now[0] += settings.worker_heartbeat * 3 - 1
+    dispatcher.backlog = 0
+    assert pipe.sweep().requeued == []  # too young to call lost
+    now[0] += 2
+    for backlog in (None, 7):  # unknown, or messages still waiting: SWEEP_AFTER applies
+        dispatcher.backlog = backlog
+        assert pipe.sweep().requeued == []
+    dispatcher.backlog = 0
+    assert pipe.sweep().requeued == [lost]
+    events = [e for e in store.ledger.events() if e.job == lost and e.event == "requeued"]
+    assert [e.detail for e in events] == ["queued, with no message waiting"]
+    assert store.jobs.get(held).state == "queued"
+
+
 def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
         pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     refs = pipeline.submit_many([RetrievalRequest(query=f"berth {i}") for i in range(20)],

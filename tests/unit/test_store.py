@@ -244,6 +244,48 @@ def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(
                                                  (lost.key, "worker dead stopped")}
 
 
+def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued(
+        store: Store, clock: Clock) -> None:
+    held, orphaned, started, done = (spec("sha256:" + c * 64, c) for c in "5678")
+    for job in (held, orphaned, started, done):
+        store.jobs.create(job)
+    store.jobs.start([done.key], "w1")
+    store.results.put(done.key, done.corpus_digest, b"r", b"a")
+    clock.now += 1
+    # Only queued jobs are marked: a finished one is left as it is.
+    assert store.jobs.deliver([held.key, done.key], "alive") == 1
+    assert store.jobs.deliver([orphaned.key, started.key], "dead") == 2
+    store.jobs.start([started.key], "dead")  # the pool claimed it: the running rule's now
+    store.heartbeats.beat("alive", 30)
+    found = store.jobs.stale(queued_before=0, running_before=0, alive=store.heartbeats.alive,
+                             limit=100)
+    assert {(s.id, s.reason) for s in found} == {
+        (orphaned.key, "delivered to worker dead, which stopped"),
+        (started.key, "worker dead stopped")}
+    assert store.jobs.get(held.key).state == "queued"
+    assert store.jobs.get(held.key).worker == "alive"
+    for job in found:
+        assert store.jobs.requeue(job, max_attempts=3) == "requeue"
+    # Requeued, started and closed jobs leave the index; only the live worker's is left.
+    assert store.client.zrange(store.keys.jobs_delivered, 0, -1) == [held.key.encode()]
+    assert store.jobs.stale(queued_before=0, running_before=0, alive=store.heartbeats.alive,
+                            limit=100) == []
+
+
+def test_a_delivery_mark_is_dropped_when_its_job_is_started_or_closed(store: Store) -> None:
+    job = spec()
+    store.jobs.create(job)
+    store.jobs.deliver([job.key], "w1")
+    store.jobs.start([job.key], "w1")
+    assert store.client.zcard(store.keys.jobs_delivered) == 0
+    store.jobs.fail(job.key, "ValueError: flaky", permanent=False, max_attempts=5)
+    store.jobs.deliver([job.key], "w2")  # queued again and delivered to another worker
+    assert store.jobs.get(job.key).worker == "w2"
+    store.jobs.fail(job.key, "bad input", permanent=True, max_attempts=5)
+    assert store.client.zcard(store.keys.jobs_delivered) == 0
+    assert store.jobs.deliver([job.key, "sha256:" + "9" * 64], "w3") == 0  # failed, missing
+
+
 def test_requeue_is_refused_when_the_job_moved_on_since_the_sweeper_looked(
         store: Store, clock: Clock) -> None:
     job = spec()
