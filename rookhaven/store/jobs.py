@@ -213,20 +213,18 @@ class JobStore:
             # duplicate finds it claimed or done); one that moves on is missed one sweep at
             # most, never lost.
             delivered = self._held(ctx.keys.jobs_delivered, "state", "worker", "updated")
-            waiting = ctx.client.zrangebyscore(ctx.keys.jobs_queued, "-inf", queued_before,
-                                               start=0, num=limit)
-            ids = [text(i) for i in waiting]
-            for i, updated in zip(ids, self._fields(ids, "updated"), strict=True):
+            received = {i for i, _ in delivered}
+            # Oldest first: those past queued_before, then (if asked) younger unreceived ones.
+            waiting = [(text(i), score) for i, score in ctx.client.zrangebyscore(
+                ctx.keys.jobs_queued, "-inf", max(queued_before, undelivered_before or 0),
+                start=0, num=limit, withscores=True)
+                if score <= queued_before or text(i) not in received]
+            ids = [i for i, _ in waiting]
+            for (i, score), updated in zip(waiting, self._fields(ids, "updated"), strict=True):
                 if updated is not None:
-                    found[i] = StaleJob(i, updated, "queued without a result")
-            if undelivered_before is not None:
-                received = {i for i, _ in delivered}
-                ids = [i for i in (text(j) for j in ctx.client.zrangebyscore(
-                    ctx.keys.jobs_queued, "-inf", undelivered_before, start=0, num=limit))
-                    if i not in found and i not in received]
-                for i, updated in zip(ids, self._fields(ids, "updated"), strict=True):
-                    if updated is not None:
-                        found[i] = StaleJob(i, updated, "queued, with no message waiting")
+                    found[i] = StaleJob(i, updated, "queued without a result"
+                                        if score <= queued_before
+                                        else "queued, with no message waiting")
             running = self._held(ctx.keys.jobs_running, "worker", "updated", "started")
             living = alive({f[1] for _, f in delivered} | {f[0] for _, f in running})
             for i, (state, worker, updated) in delivered:
