@@ -171,8 +171,10 @@ SETTINGS = ["ROOKHAVEN_DEFAULT_RECALL", "ROOKHAVEN_MAX_RECALL", "ROOKHAVEN_MAX_Q
             "ROOKHAVEN_METRICS_PORT", "ROOKHAVEN_VERIFY_AT", "ROOKHAVEN_VERIFY_SAMPLE",
             "ROOKHAVEN_VERIFY_STRATIFY", "ROOKHAVEN_CHECKPOINT_INTERVAL",
             "ROOKHAVEN_MCP_READ_TIMEOUT", "ROOKHAVEN_CORPUS_PATH"]
-# A different valid prefix would write keys the fixture does not clean: only bad ones.
-BAD_PREFIXES = st.sampled_from(["a*b", "x:y", "../../etc", "a\nb", "", " ", "\udcff", "r" * 65])
+# A different valid prefix would write keys the fixture does not clean: only bad ones. Not
+# "": an empty setting is an unset one, so it means the default prefix, and a sweep, verify
+# or corpus add under it left `rookhaven:*` keys in the suite's database.
+BAD_PREFIXES = st.sampled_from(["a*b", "x:y", "../../etc", "a\nb", " ", "\udcff", "r" * 65])
 
 
 @settings(FUZZ, max_examples=200)
