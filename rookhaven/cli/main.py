@@ -88,6 +88,12 @@ def _check_utf8(words: Sequence[str]) -> None:
         raise InputError(f"{flag} is not valid UTF-8")
 
 
+def one_line(message: str) -> str:
+    """``message`` with every unprintable character escaped: an error stays one line, and
+    a file name or value that carries a newline or a terminal escape is shown, not obeyed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Inside the handler: a plugin may read settings when it loads, and a bad one must
@@ -99,10 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(settings.log_level)
         status: int = args.run(args, settings)
     except InputError as exc:
-        print(f"rookhaven: error: {exc}", file=sys.stderr)
+        print(f"rookhaven: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except RookhavenError as exc:
-        print(f"rookhaven: failed: {exc}", file=sys.stderr)
+        print(f"rookhaven: failed: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except MemoryError:
         print("rookhaven: failed: out of memory; lower the limits (ROOKHAVEN_MAX_*) or give "

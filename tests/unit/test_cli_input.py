@@ -1,17 +1,20 @@
 """Bad CLI input that needs no environment: exit 2 and one line, decided before settings load.
 
-These call ``main`` in-process, so they only use input refused before ``os.environ`` is read
-(argument types, undecodable bytes); the rest is in tests/integration/test_cli_fuzz.py.
+These call ``main`` in-process, so they use input refused before ``os.environ`` is read
+(argument types, undecodable bytes), or clear the ROOKHAVEN_* variables first; the rest is
+in tests/integration/test_cli_fuzz.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
+from pathlib import Path
 
 import pytest
 
-from rookhaven.cli.main import main
+from rookhaven.cli.main import main, one_line
 from rookhaven.cli.options import moment, positive_seconds, result_key, seconds
 from rookhaven.store import Store
 
@@ -80,3 +83,14 @@ def test_a_malformed_result_key_is_bad_input_refused_before_the_store_is_opened(
 def test_a_well_formed_result_key_passes_the_argument_type() -> None:
     key = "sha256:" + "0123456789abcdef" * 4
     assert result_key(key) == key
+
+
+def test_an_error_naming_a_file_with_a_newline_or_escape_stays_one_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    for name in [n for n in os.environ if n.startswith("ROOKHAVEN_")]:
+        monkeypatch.delenv(name)  # settings load before the file is opened
+    missing = tmp_path / "a\nb\x1b[2J.jsonl"
+    err = _refused(capsys, "retrieve", "--corpus", str(missing), "--query", "crane")
+    assert "a\\nb\\x1b[2J.jsonl: no such corpus file" in err and "\x1b" not in err
+    assert one_line("café\ttide 🦀") == "café\\ttide 🦀"
