@@ -11,6 +11,7 @@ config digest.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,35 @@ from .textrules import TextRules, text_rules
 # Stemmer name -> the algorithm it is, recorded in pinned configs.
 STEMMERS: dict[str, str | None] = {"none": None, "english": f"snowball-english@{SNOWBALL_VERSION}"}
 DEFAULT_UNICODE = "14.0"
+IDENTIFIERS = ("none", "split")
+# Identifier shapes, ASCII only so that no interpreter's case tables decide a split:
+# snake_case (sys_id) and words with a lower-to-upper hump (getUserRoles, HTTPServer2).
+# A word is whole: neither end touches another ASCII letter or digit or any non-ASCII
+# character (ÉcoleNormale is not an identifier to cut at "cole").
+_EDGE = r"[A-Za-z0-9\x80-\U0010ffff]"
+_SNAKE_WORD = re.compile(rf"(?<!{_EDGE})[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+(?!{_EDGE})")
+_CAMEL_WORD = re.compile(
+    rf"(?<!{_EDGE}|_)[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*(?!{_EDGE}|_)")
+# Where a camel word splits: before a capital after a lower case letter or digit, and before
+# the last capital of a run that lower case follows (HTTPServer: HTTP Server).
+_CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _snake(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return f"{word} {word.replace('_', '')}"
+
+
+def _camel(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return f"{word} {_CAMEL_CUT.sub(' ', word)}"
+
+
+def split_identifiers(text: str) -> str:
+    """``text`` with each identifier followed by its other spellings, so that a query may name
+    the whole or its words: ``sys_id`` -> ``sys_id sysid`` (``_`` already splits the words),
+    ``getUserRoles`` -> ``getUserRoles get User Roles``."""
+    return _CAMEL_WORD.sub(_camel, _SNAKE_WORD.sub(_snake, text))
 
 
 def _load_stemmer(name: str) -> Callable[[str], str] | None:
@@ -49,6 +79,8 @@ class Analyzer:
     stemmer: str = "none"
     unicode: str = DEFAULT_UNICODE
     record_pins: bool = True
+    # "split": identifiers also give their other spellings (bm25@4; ``split_identifiers``).
+    identifiers: str = "none"
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _rules: TextRules = field(init=False, repr=False, compare=False)
@@ -57,9 +89,14 @@ class Analyzer:
         object.__setattr__(self, "_stop", stopword_list(self.stopwords))
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_rules", text_rules(self.unicode))
+        if self.identifiers not in IDENTIFIERS:
+            raise ConfigError(f"unknown identifiers mode {self.identifiers!r}; choose one of: "
+                              f"{', '.join(IDENTIFIERS)}")
 
     def split_tokens(self, text: str) -> list[str]:
         """Every token of ``text`` in order, stop words included."""
+        if self.identifiers == "split":
+            text = split_identifiers(text)
         return self._rules.split_tokens(text)
 
     def is_stopword(self, token: str) -> bool:
@@ -73,7 +110,7 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The content terms of ``text``, in order, repeats kept."""
         stop, stem = self._stop, self._stem
-        kept = [t for t in self._rules.split_tokens(text) if t not in stop]
+        kept = [t for t in self.split_tokens(text) if t not in stop]
         if stem is None:
             return kept
         return [stem(t) for t in kept]
@@ -85,4 +122,6 @@ class Analyzer:
         if self.record_pins:
             config["unicode"] = self._rules.version
             config["stemmer_algorithm"] = STEMMERS[self.stemmer] or "none"
+        if self.identifiers != "none":  # absent from the configs of engines before bm25@4
+            config["identifiers"] = "ascii snake_case joined, camelCase split; whole kept"
         return config

@@ -20,6 +20,7 @@ from .identity import CORE_VERSION
 from .providers.base import ScoringProvider
 from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
 from .providers.bm25prf import Bm25PrfProvider
+from .providers.bm25sel import Bm25SelectiveProvider
 from .providers.tfcosine import TfCosineProvider
 
 ANALYZER_PARAMS = ("stopwords", "stemmer")
@@ -46,6 +47,9 @@ class EngineSpec:
     # parameters); their pins are stated here instead, and their parameters are read
     # back from the recorded config.
     records_pins: bool = True
+    # Analysis parameters beyond stop words and stemmer that this version takes, and their
+    # defaults: (name, default) pairs.
+    analysis: tuple[tuple[str, str], ...] = ()
     # Released (replayable, selectable by name@version) but not what a bare name means:
     # a version that has not met the targets to become its provider's default.
     preview: bool = False
@@ -67,7 +71,7 @@ class EngineSpec:
 
     def parameters(self) -> tuple[str, ...]:
         """Every parameter ``build`` accepts, the analyzer's first."""
-        return ANALYZER_PARAMS + _tunable(self.provider)
+        return ANALYZER_PARAMS + tuple(n for n, _ in self.analysis) + _tunable(self.provider)
 
     def build(self, **params: Any) -> ScoringProvider:
         """The provider of this version with ``params`` (each one it accepts, or an error)."""
@@ -77,7 +81,9 @@ class EngineSpec:
                               f"accepts {', '.join(self.parameters())}")
         analyzer = Analyzer(stopwords=params.pop("stopwords", "english-v1"),
                             stemmer=params.pop("stemmer", self.default_stemmer),
-                            unicode=self.unicode, record_pins=self.records_pins)
+                            unicode=self.unicode, record_pins=self.records_pins,
+                            **{name: params.pop(name, default)
+                               for name, default in self.analysis})
         extra = {} if not self.records_pins else {"record_parameters": True}
         provider: ScoringProvider = self.provider(analyzer=analyzer, version=self.version,
                                                   **extra, **params)
@@ -120,6 +126,7 @@ _READERS: dict[tuple[type[Any], bool], Callable[[Mapping[str, Any]], dict[str, A
     (TfCosineProvider, False): _tfcosine_v1,
     (TfCosineProvider, True): _given,
     (Bm25PrfProvider, True): _given,
+    (Bm25SelectiveProvider, True): _given,
 }
 
 ENGINES: tuple[EngineSpec, ...] = (
@@ -135,6 +142,11 @@ ENGINES: tuple[EngineSpec, ...] = (
     EngineSpec("bm25", "3", Bm25PrfProvider, default_stemmer="english",
                golden="sha256:733f2ca885561a74c529d03339f50cfec5f7f6e12c75d04e68566c9b2fc3f744",
                summary="bm25@2 with BM25+ tf and Bo1 pseudo-relevance feedback"),
+    EngineSpec("bm25", "4", Bm25SelectiveProvider, default_stemmer="english",
+               analysis=(("identifiers", "split"),), preview=True,
+               golden="sha256:c9bd96207acee5aa85ee8d30310387fb8d4201231338ee772e1430d879250267",
+               summary="bm25@3 with feedback only where predicted to pay, identifier "
+                       "splitting and tool fields"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release that is not a preview.

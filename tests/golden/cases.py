@@ -16,10 +16,10 @@ HERE = Path(__file__).resolve().parent
 CORPORA = HERE / "corpora"
 
 # Every case runs under the newest engine too; the first releases keep the cases they had.
-NEWEST = ("bm25@3",)
+NEWEST = ("bm25@4",)
 # Engines that were the newest once keep every case they pinned then, and no new one: their
 # manifests (and so the digests the registry states) never change.
-FORMERLY_NEWEST = ("bm25@2",)
+FORMERLY_NEWEST = ("bm25@2", "bm25@3")
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,11 @@ CASES: tuple[Case, ...] = (
     Case("prf-one-need", "port_small.jsonl", "tide gauge readings at the pilot station", 6,
          "prf", engine="bm25@3"),
     Case("prf-ties", "ties.json", "crane fault and tide window", 8, "prf", engine="bm25@3"),
+    # bm25@4: identifiers split, tool fields weighed, the predictor's decision in the audit.
+    Case("tools-by-sysid", "tools.jsonl", "get a record by sys id", 4, "tools", engine="bm25@4"),
+    Case("tools-camel", "tools.jsonl", "which roles does a user have; add user to group", 5,
+         "tools", engine="bm25@4"),
+    Case("tools-whole-name", "tools.jsonl", "getuserroles", 3, "tools", engine="bm25@4"),
 )
 
 

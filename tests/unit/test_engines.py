@@ -21,15 +21,16 @@ from rookhaven.errors import ConfigError, UnknownProviderError
 DOCS = [Document(id="a", text="crane faults at berth 7"), Document(id="b", text="tide windows")]
 
 
-def test_a_bare_name_is_its_newest_version_and_a_stored_bare_name_its_first() -> None:
+def test_a_bare_name_is_its_default_version_and_a_stored_bare_name_its_first() -> None:
     assert engine_spec("bm25").ref == "bm25@3"
+    assert engine_spec("bm25@4").ref == "bm25@4"
     assert engine_spec("bm25@1").ref == "bm25@1"
     assert engine_spec("bm25@3").ref == "bm25@3"
     assert stored_engine("bm25").ref == "bm25@1"  # records before versions meant bm25@1
     assert stored_engine("bm25@2").ref == "bm25@2"
     with pytest.raises(UnknownProviderError,
-                       match="choose one of: tfcosine@1, bm25@1, bm25@2, bm25@3"):
-        engine_spec("bm25@4")
+                       match="choose one of: tfcosine@1, bm25@1, bm25@2, bm25@3, bm25@4"):
+        engine_spec("bm25@5")
 
 
 def test_each_engine_records_the_label_its_audits_name() -> None:
@@ -71,11 +72,14 @@ _BM25 = st.fixed_dictionaries({}, optional={
 })
 
 
-@given(params=_BM25, synonyms=st.booleans(), ref=st.sampled_from(["bm25@1", "bm25@2"]))
+@given(params=_BM25, synonyms=st.booleans(),
+       ref=st.sampled_from(["bm25@1", "bm25@2", "bm25@3", "bm25@4"]))
 def test_an_audit_alone_rebuilds_the_engine_that_made_it(params: dict[str, object],
                                                          synonyms: bool, ref: str) -> None:
     if synonyms:
         params = {**params, "synonyms": {"quay": ["berth", "wharf"]}}
+    if ref == "bm25@4":
+        params = {**params, "identifiers": "none", "fb_min_length": 7, "fb_max_gap": 1.5}
     spec = BY_REF[ref]
     identity = engine_identity(spec.build(**params))
     rebuilt = spec.params_from_config(identity.config)

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from ...errors import ConfigError
 from ..corpus import Corpus
-from ..index import build_index
+from ..index import InvertedIndex, build_index
 from .base import IntArray
 from .bm25 import COVERAGE_BITS, Bm25Index, Bm25Provider, _fraction
 from .feedback import (
@@ -108,14 +108,23 @@ class Bm25PrfProvider(Bm25Provider):
         return config
 
     def build(self, corpus: Corpus) -> Bm25PrfIndex:
+        return Bm25PrfIndex(**self._index_parts(self._counted(corpus),
+                                                feedback=self.feedback != "none"))
+
+    def _counted(self, corpus: Corpus) -> tuple[InvertedIndex, Any]:
+        """The index of ``corpus`` with room for the impacts beside its counts."""
+        return counts_beside_impacts(build_index(corpus, self.analyzer, self.field_weights))
+
+    def _index_parts(self, counted: tuple[InvertedIndex, Any], *,
+                     feedback: bool) -> dict[str, Any]:
+        """The fields of this provider's index; ``feedback``: build what feedback reads."""
         # Every reader of the counts runs before the impacts are written over them.
-        index, room = counts_beside_impacts(build_index(corpus, self.analyzer,
-                                                        self.field_weights))
+        index, room = counted
         term_idf = idf_table(index.df(), index.n_docs)
         forward: ForwardIndex | None = None
         eligible = np.zeros(0, dtype=bool)
         tables = (np.zeros(0), np.zeros(0))
-        if self.feedback != "none":
+        if feedback:
             eligible = eligible_terms(index, _fraction("fb_max_df", self.fb_max_df,
                                                        FRACTION_BITS), FRACTION_BITS)
             forward = forward_index(index, eligible)
@@ -125,7 +134,7 @@ class Bm25PrfProvider(Bm25Provider):
         impacts = bounded_impacts(index, self.k1, self.b, term_idf, self.tf_bound, delta,
                                   out=room)
         index = dataclasses.replace(index, tfs=np.zeros(0, dtype=np.int32))
-        return Bm25PrfIndex(
+        return dict(
             index=index, impacts=impacts, term_idf=term_idf.tolist(),
             prefix_weight=_fraction("prefix_weight", self.prefix_weight, 16),
             prefix_min_len=self.prefix_min_len, prefix_max_terms=self.prefix_max_terms,
@@ -145,6 +154,7 @@ class Feedback:
     docs: tuple[int, ...]
     plan: Plan
     terms: tuple[tuple[str, int, str], ...]  # (term, weight in 1/4096, from)
+    decision: dict[str, Any] | None = None  # bm25@4: the predictor's, with its inputs
 
 
 @dataclass
@@ -181,17 +191,28 @@ class Bm25PrfIndex(Bm25Index):
         base = self.base_plan(terms)
         if self.forward is None or not base:
             return Feedback(docs=(), plan=base, terms=())
+        docs, scores = self.first_pass(base)
+        return self.weighted(terms, base, docs, self.chosen(docs, scores))
+
+    def first_pass(self, base: Plan) -> tuple[list[int], list[int]]:
+        """The ``fb_docs`` best documents of the unexpanded plan and their scores."""
         ords, units = self.scorer.score_top(base, self.fb_docs)
         # Score descending, then ordinal; a handful of candidates, so Python's sort (numpy's
         # calls cost more than the sorting here).
         first = sorted(zip(units.tolist(), ords.tolist(), strict=True),
                        key=lambda pair: (-pair[0], pair[1]))[: self.fb_docs]
-        docs = [ordinal for _, ordinal in first]
-        scores = [score for score, _ in first]
+        return [ordinal for _, ordinal in first], [score for score, _ in first]
+
+    def chosen(self, docs: list[int], scores: list[int]) -> dict[int, int]:
+        """The expansion terms the feedback documents choose (term id -> weight)."""
+        assert self.forward is not None
         if self.method == "rm3":
-            chosen = rm3_weights(self.forward, self.eligible, docs, scores, self.fb_terms)
-        else:
-            chosen = bo1_weights(self.forward, self.eligible, self.bo1, docs, self.fb_terms)
+            return rm3_weights(self.forward, self.eligible, docs, scores, self.fb_terms)
+        return bo1_weights(self.forward, self.eligible, self.bo1, docs, self.fb_terms)
+
+    def weighted(self, terms: tuple[str, ...], base: Plan, docs: list[int],
+                 chosen: dict[int, int]) -> Feedback:
+        """The query's plan with ``chosen`` mixed in (none: its normalised counts alone)."""
         counts = Counter(terms)
         distinct = sorted(counts)
         ids = self.index.term_ids
