@@ -36,6 +36,8 @@ _CAMEL_WORD = re.compile(
 # Where a camel word splits: before a capital after a lower case letter or digit, and before
 # the last capital of a run that lower case follows (HTTPServer: HTTP Server).
 _CAMEL_CUT = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# Any hump at all: a scan from capital to capital that spares most prose the word pattern.
+_HUMP = re.compile(r"[A-Z](?:(?<=[a-z0-9][A-Z])|(?=[A-Z][a-z]))")
 
 
 def _snake(match: re.Match[str]) -> str:
@@ -52,7 +54,12 @@ def split_identifiers(text: str) -> str:
     """``text`` with each identifier followed by its other spellings, so that a query may name
     the whole or its words: ``sys_id`` -> ``sys_id sysid`` (``_`` already splits the words),
     ``getUserRoles`` -> ``getUserRoles get User Roles``."""
-    return _CAMEL_WORD.sub(_camel, _SNAKE_WORD.sub(_snake, text))
+    if "_" in text:
+        text = _SNAKE_WORD.sub(_snake, text)
+    # Text that lower() leaves alone has no ASCII capital (in any Unicode version): no hump.
+    if text.lower() == text or not _HUMP.search(text):
+        return text
+    return _CAMEL_WORD.sub(_camel, text)
 
 
 def _load_stemmer(name: str) -> Callable[[str], str] | None:
