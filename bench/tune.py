@@ -1,112 +1,267 @@
 #!/usr/bin/env python3
-"""Leave-one-collection-out parameter choice for bm25@3: choose on three, report the fourth.
+"""The tuning set by genre: bm25@4's parameters chosen leaving a collection or a genre out,
+and the table the default rule reads.
 
-    python bench/tune.py [--datasets ../shared/datasets] [--cache bench/data/tune-cache.json]
+    python bench/tune.py table [--jobs 2]     # every collection: bm25@2/3/4, best peer, p
+    python bench/tune.py folds [--jobs 2]     # leave-one-collection-out and -genre-out
 
-Runs a modest grid of bm25@3 parameters (lower-bounded tf, feedback method and its
-parameters, feedback scope, then stop words and stemmer on top of each fold's choice) on the
-four shared collections, every run cached by (collection, parameters) so that a re-run only
-computes what is new. For each fold the configuration with the best mean nDCG@10 on the
-three other collections is chosen and its nDCG@10 and recall@100 on the left-out one are
-reported next to bm25@1's. The defaults to ship are the choices every fold agrees on
-(printed last); a choice the folds disagree on is listed with each fold's pick.
+Collections: every directory of ``bench/collections`` with a ``meta.json`` (its genre,
+query style, source and licence), and the four of ``../shared/datasets`` (their metadata in
+``bench/collections/shared.json``). Sets marked ``held_out`` are never used to choose a
+parameter; they are reported beside the others. Every run is cached by (collection, engine,
+parameters) in ``bench/data/tune-cache.json`` as per-query metrics, so a re-run computes
+only what is new. Peers get the same tokens as bm25@4 (``bench/peers.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 import time
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from peers import same_tokens  # noqa: E402
 
 from rookhaven import Retriever  # noqa: E402
+from rookhaven.core.engines import make_provider  # noqa: E402
 from rookhaven.evaluation import load_collection, run_collection  # noqa: E402
+from rookhaven.evaluation.metrics import per_query  # noqa: E402
+from rookhaven.evaluation.significance import paired_p  # noqa: E402
 
-DATASETS = ("cranfield", "cisi", "cacm", "npl")
-BASELINE = ("bm25@1", {})
-TF = [{"tf_bound": "none"}, {"tf_bound": "bm25+", "delta": 0.25},
-      {"tf_bound": "bm25+", "delta": 0.5}, {"tf_bound": "bm25l", "delta": 0.25},
-      {"tf_bound": "bm25l", "delta": 0.5}]
-FEEDBACK = [{"feedback": "none"}] + [
-    {"feedback": m, "fb_docs": d, "fb_terms": t, "original_weight": a, "feedback_scope": s}
-    for m, d, t, a, s in itertools.product(("rm3", "bo1"), (5, 10), (10, 20), (0.5, 0.7),
-                                           ("whole-query", "subquery"))]
-ANALYSIS = [{"stopwords": "none"}, {"stemmer": "none"}, {"stopwords": "none", "stemmer": "none"}]
+COLLECTIONS = ROOT / "bench" / "collections"
+SHARED = ROOT.parent / "shared" / "datasets"
+CACHE = ROOT / "bench" / "data" / "tune-cache.json"
+METRICS = ("ndcg@10", "recall@100", "mrr@10")
+NEVER = 1 << 20  # fb_min_length that no collection reaches: feedback never runs
+
+# Stage 1, analysis and fields (no feedback); stage 2, the predictor's gap on top.
+FIELDS = [{"identifiers": i, "tf_bound": tf, "field_weights": {
+              "title": t, "name": t, "keywords": 1.5, "parameters": 1.0, "text": 1.0}}
+          for tf in ("bm25+", "none") for i in ("none", "split") for t in (2.0, 3.0)]
+GAPS = [0.0, 1.25, 1.5, 2.0]
+MIN_LENGTHS = [0, 16, 24, 32, 48, 64, NEVER]
 
 
-def grid() -> list[dict[str, Any]]:
-    """Stage one: every lower-bounded tf with every feedback setting."""
-    return [{**tf, **fb} for tf, fb in itertools.product(TF, FEEDBACK)]
+def collections() -> dict[str, dict[str, Any]]:
+    """name -> metadata with ``path``, every collection of the tuning set and the held-out."""
+    found: dict[str, dict[str, Any]] = {}
+    shared = json.loads((COLLECTIONS / "shared.json").read_text())
+    for name, meta in shared.items():
+        if (SHARED / name).is_dir():
+            found[name] = {**meta, "path": str(SHARED / name)}
+    for meta_file in sorted(COLLECTIONS.glob("*/meta.json")):
+        meta = json.loads(meta_file.read_text())
+        found[meta_file.parent.name] = {**meta, "path": str(meta_file.parent)}
+    return found
 
 
 def key(engine: str, params: dict[str, Any]) -> str:
     return engine + " " + json.dumps(params, sort_keys=True)
 
 
+def _evaluate(path: str, engine: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Per-query metrics (sorted query ids) of one engine, or of every peer (engine "peers")."""
+    collection = load_collection(path, max_docs=10**7)
+    qids = sorted(collection.qrels)
+    start = time.perf_counter()
+    out: dict[str, Any] = {}
+    if engine == "peers":
+        analyzer = make_provider("bm25@4", **params).analyzer
+        for name, search in same_tokens(collection.documents, analyzer.terms).items():
+            rankings = {q: search(collection.queries[q], 100) for q in qids}
+            out[f"peer:{name}"] = _per_query(rankings, collection.qrels, qids)
+    else:
+        retriever = Retriever(collection.documents, engine, **params)
+        result = run_collection(collection, retriever, budget=100, seed="rookhaven-default")
+        rankings = {q: [d for d, _ in result.rankings.get(q, [])] for q in qids}
+        out[key(engine, params)] = _per_query(rankings, collection.qrels, qids)
+        mean = getattr(retriever.index, "mean_length16", None)
+        if mean is not None:
+            out[key(engine, params)]["mean_length16"] = mean
+        out[key(engine, params)]["skipped"] = _skipped(retriever, collection, qids)
+    print(f"{Path(path).name} {engine} {json.dumps(params, sort_keys=True)}: "
+          f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return out
+
+
+def _skipped(retriever: Retriever, collection: Any, qids: list[str]) -> float | None:
+    """The share of whole queries whose feedback the predictor skipped (bm25@4), else None."""
+    memo = getattr(retriever.index, "_feedback", None)
+    if memo is None or not memo:
+        return None
+    decisions = [fb.decision for fb in memo.values() if fb.decision is not None]
+    if not decisions:
+        return None
+    return sum(1 for d in decisions if not d["run"]) / len(decisions)
+
+
+def _per_query(rankings: dict[str, list[str]], qrels: dict[str, dict[str, int]],
+               qids: list[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {m: [] for m in METRICS}
+    for q in qids:
+        scores = per_query(rankings.get(q, []), qrels[q])
+        for m in METRICS:
+            values[m].append(scores[m])
+    return values
+
+
 class Runs:
-    """nDCG@10 and recall@100 per (collection, engine, parameters), cached on disk."""
+    """The cache of per-query metrics, filled in parallel where runs are missing."""
 
-    def __init__(self, datasets: Path, cache: Path) -> None:
-        self.datasets, self.cache = datasets, cache
-        self.data: dict[str, dict[str, list[float]]] = (
-            json.loads(cache.read_text()) if cache.exists() else {})
-        self.collections: dict[str, Any] = {}
+    def __init__(self, jobs: int) -> None:
+        self.data: dict[str, dict[str, Any]] = (
+            json.loads(CACHE.read_text()) if CACHE.exists() else {})
+        self.jobs = jobs
 
-    def get(self, name: str, engine: str, params: dict[str, Any]) -> list[float]:
-        table = self.data.setdefault(name, {})
-        k = key(engine, params)
-        if k not in table:
-            if name not in self.collections:
-                self.collections[name] = load_collection(self.datasets / name, max_docs=10**7)
-            collection = self.collections[name]
-            start = time.perf_counter()
-            retriever = Retriever(collection.documents, engine, **params)
-            result = run_collection(collection, retriever, budget=100, seed="rookhaven-default")
-            table[k] = [result.metrics["ndcg@10"], result.metrics["recall@100"]]
-            print(f"{name} {k}: {table[k][0]:.4f} {table[k][1]:.4f} "
-                  f"({time.perf_counter() - start:.1f} s)", file=sys.stderr)
-            self.cache.parent.mkdir(parents=True, exist_ok=True)
-            self.cache.write_text(json.dumps(self.data, indent=0, sort_keys=True))
-        return table[k]
+    def ensure(self, wanted: Iterable[tuple[str, str, str, dict[str, Any]]]) -> None:
+        """Compute every (collection name, path, engine, params) not cached yet."""
+        todo = []
+        for name, path, engine, params in wanted:
+            table = self.data.get(name, {})
+            k = "peer:bm25s" if engine == "peers" else key(engine, params)
+            if k not in table and (name, engine, key(engine, params)) not in {
+                    (t[0], t[2], key(t[2], t[3])) for t in todo}:
+                todo.append((name, path, engine, params))
+        if not todo:
+            return
+        with ProcessPoolExecutor(max_workers=self.jobs) as pool:
+            futures = [(name, pool.submit(_evaluate, path, engine, params))
+                       for name, path, engine, params in todo]
+            for name, future in futures:
+                self.data.setdefault(name, {}).update(future.result())
+                CACHE.parent.mkdir(parents=True, exist_ok=True)
+                CACHE.write_text(json.dumps(self.data, sort_keys=True))
+
+    def get(self, name: str, k: str) -> dict[str, Any]:
+        return self.data[name][k]
 
 
-def choose(runs: Runs, train: list[str], candidates: list[dict[str, Any]]) -> dict[str, Any]:
-    """The candidate with the best mean nDCG@10 over ``train`` (ties: the earlier one)."""
-    def mean(p: dict[str, Any]) -> float:
-        return sum(runs.get(n, "bm25@3", p)[0] for n in train) / len(train)
-    return max(candidates, key=lambda p: (round(mean(p), 6), -candidates.index(p)))
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def gated(runs: Runs, name: str, base: dict[str, Any], gap: float, min_length: int
+          ) -> dict[str, Any]:
+    """bm25@4 with ``base`` and the predictor (gap, min_length), from the cached runs: below
+    ``min_length`` the collection is never expanded, so its run is the no-feedback one."""
+    off = runs.get(name, key("bm25@4", {**base, "fb_min_length": NEVER}))
+    on = runs.get(name, key("bm25@4", {**base, "fb_min_length": 0, "fb_max_gap": gap}))
+    return off if on["mean_length16"] < min_length * 16 else on
+
+
+def balanced(scores: dict[str, float], meta: dict[str, dict[str, Any]]) -> float:
+    """The mean over genres of each genre's mean: seven ad hoc sets do not outvote two."""
+    genres: dict[str, list[float]] = {}
+    for name, value in scores.items():
+        genres.setdefault(meta[name]["genre"], []).append(value)
+    return mean([mean(v) for v in genres.values()])
+
+
+def folds(runs: Runs, meta: dict[str, dict[str, Any]]) -> None:
+    tuning = [n for n in meta if not meta[n].get("held_out")]
+    runs.ensure((n, meta[n]["path"], "bm25@4", {**f, "fb_min_length": NEVER})
+                for n in meta for f in FIELDS)
+    runs.ensure((n, meta[n]["path"], "bm25@2", {}) for n in meta)
+
+    def stage1(train: list[str]) -> dict[str, Any]:
+        def score(f: dict[str, Any]) -> float:
+            return balanced({n: mean(runs.get(n, key("bm25@4", {**f, "fb_min_length": NEVER}))
+                                     ["ndcg@10"]) for n in train}, meta)
+        return max(FIELDS, key=lambda f: (round(score(f), 6), -FIELDS.index(f)))
+
+    picks1 = {f"collection {n}": stage1([t for t in tuning if t != n]) for n in tuning}
+    genres = sorted({meta[n]["genre"] for n in tuning})
+    picks1.update({f"genre {g}": stage1([t for t in tuning if meta[t]["genre"] != g])
+                   for g in genres})
+    picks1["all"] = stage1(tuning)
+    bases = {json.dumps(p, sort_keys=True): p for p in picks1.values()}
+    runs.ensure((n, meta[n]["path"], "bm25@4", {**b, "fb_min_length": 0, "fb_max_gap": g})
+                for n in meta for b in bases.values() for g in GAPS)
+
+    def stage2(train: list[str], base: dict[str, Any]) -> tuple[float, int]:
+        def score(choice: tuple[float, int]) -> float:
+            return balanced({n: mean(gated(runs, n, base, *choice)["ndcg@10"])
+                             for n in train}, meta)
+        grid = [(g, m) for g in GAPS for m in MIN_LENGTHS]
+        return max(grid, key=lambda c: (round(score(c), 6), -grid.index(c)))
+
+    print("| fold | left out | tf, identifiers, title weight | gap, min length | nDCG@10 | "
+          "bm25@2 |")
+    print("|---|---|---|---|---:|---:|")
+    for fold, base in picks1.items():
+        if fold == "all":
+            continue
+        kind, _, out = fold.partition(" ")
+        held = [out] if kind == "collection" else [t for t in tuning if meta[t]["genre"] == out]
+        train = [t for t in tuning if t not in held]
+        gap, min_length = stage2(train, base)
+        for n in held:
+            got = mean(gated(runs, n, base, gap, min_length)["ndcg@10"])
+            ref = mean(runs.get(n, key("bm25@2", {}))["ndcg@10"])
+            print(f"| {kind} | {n} | {base['tf_bound']}, {base['identifiers']}, "
+                  f"{base['field_weights']['title']} | "
+                  f"{gap}, {min_length} | {got:.3f} | {ref:.3f} |")
+    gap, min_length = stage2(tuning, picks1["all"])
+    print("\nchosen on the whole tuning set:", json.dumps(
+        {**picks1["all"], "fb_max_gap": gap, "fb_min_length": min_length}, sort_keys=True))
+    print("mean lengths (1/16 tokens):", {n: runs.get(n, key("bm25@4", {
+        **picks1["all"], "fb_min_length": 0, "fb_max_gap": gap}))["mean_length16"]
+        for n in meta})
+
+
+def table(runs: Runs, meta: dict[str, dict[str, Any]], engines: list[str]) -> None:
+    runs.ensure((n, meta[n]["path"], e, {}) for n in meta for e in engines)
+    runs.ensure((n, meta[n]["path"], "peers", {}) for n in meta)
+    base = engines[0]
+    heads = [f"{e} {m}" for m in METRICS for e in engines]
+    print("| genre | collection | queries | " + " | ".join(heads) +
+          " | best peer nDCG@10 | " + " | ".join(f"p {e} nDCG@10" for e in engines[1:]) +
+          " | skipped |")
+    print("|---|---|---:|" + "---:|" * (len(heads) + len(engines)))
+    order = sorted(meta, key=lambda n: (meta[n].get("held_out", False), meta[n]["genre"], n))
+    by_genre: dict[str, dict[str, list[float]]] = {}
+    for n in order:
+        cells = {e: runs.get(n, key(e, {})) for e in engines}
+        peers = {k[5:]: mean(v["ndcg@10"]) for k, v in runs.data[n].items()
+                 if k.startswith("peer:")}
+        best = max(peers, key=peers.__getitem__)
+        values = [f"{mean(cells[e][m]):.3f}" for m in METRICS for e in engines]
+        ps = [f"{paired_p(cells[e]['ndcg@10'], cells[base]['ndcg@10']):.3g}"
+              for e in engines[1:]]
+        skipped = cells[engines[-1]].get("skipped")
+        genre = meta[n]["genre"] + (" (held out)" if meta[n].get("held_out") else "")
+        print(f"| {genre} | {n} | {len(cells[base]['ndcg@10'])} | " + " | ".join(values) +
+              f" | {peers[best]:.3f} ({best}) | " + " | ".join(ps) +
+              f" | {'' if skipped is None else f'{skipped:.0%}'} |")
+        row = by_genre.setdefault(genre, {})
+        for e in engines:
+            row.setdefault(e, []).append(mean(cells[e]["ndcg@10"]))
+        row.setdefault("peer", []).append(peers[best])
+    print("\nnDCG@10 by genre (mean of collections):")
+    for genre, row in by_genre.items():
+        print(f"- {genre}: " + ", ".join(f"{e} {mean(v):.3f}" for e, v in row.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
-    parser.add_argument("--cache", type=Path, default=ROOT / "bench" / "data" / "tune-cache.json")
+    parser.add_argument("command", choices=("table", "folds"))
+    parser.add_argument("--engines", default="bm25@2,bm25@3,bm25@4")
+    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    runs = Runs(args.datasets, args.cache)
-    first = grid()
-    print("| left out | chosen on the other three | nDCG@10 | bm25@1 | recall@100 | bm25@1 |")
-    print("|---|---|---:|---:|---:|---:|")
-    picks = {}
-    for out in DATASETS:
-        train = [n for n in DATASETS if n != out]
-        best = choose(runs, train, first)
-        best = choose(runs, train, [best] + [{**best, **a} for a in ANALYSIS])
-        picks[out] = best
-        got, base = runs.get(out, "bm25@3", best), runs.get(out, *BASELINE)
-        shown = ", ".join(f"{k}={v}" for k, v in best.items())
-        print(f"| {out} | {shown} | {got[0]:.3f} | {base[0]:.3f} | {got[1]:.3f} | "
-              f"{base[1]:.3f} |")
-    agreed = {k: v for k, v in picks["cranfield"].items()
-              if all(p.get(k) == v for p in picks.values())}
-    print("\nevery fold chose:", json.dumps(agreed, sort_keys=True))
-    for k in sorted({k for p in picks.values() for k in p} - set(agreed)):
-        print(f"folds differ on {k}:", {n: p.get(k, "(default)") for n, p in picks.items()})
+    runs = Runs(args.jobs)
+    meta = collections()
+    if args.command == "table":
+        table(runs, meta, args.engines.split(","))
+    else:
+        folds(runs, meta)
 
 
 if __name__ == "__main__":

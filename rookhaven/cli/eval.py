@@ -3,6 +3,8 @@
 One collection and one engine print every metric. Several collections or engines print
 one table, collections by engines, each engine after the first with its difference from
 the first and a paired test's p-value per metric (scipy: ``pip install 'rookhaven[eval]'``).
+``--by-genre`` groups the collections by the genre their ``meta.json`` names and adds each
+genre's mean, so a loss on one kind of text cannot hide in the mean of all.
 """
 
 from __future__ import annotations
@@ -17,8 +19,16 @@ from ..config import Settings
 from ..core.engine import Retriever
 from ..core.engines import engine_spec
 from ..errors import ConfigError
-from ..evaluation import METRICS, load_collection, read_split, run_collection, write_trec_run
-from ..evaluation.compare import comparison, evaluate_cell
+from ..evaluation import (
+    METRICS,
+    UNLABELLED,
+    collection_genre,
+    load_collection,
+    read_split,
+    run_collection,
+    write_trec_run,
+)
+from ..evaluation.compare import by_genre, comparison, evaluate_cell
 from ..evaluation.significance import TESTS
 from ..synonymfile import load_synonyms
 from .options import positive_int
@@ -57,6 +67,10 @@ def register(subparsers: Any) -> None:
                              f"{', '.join(SHOWN)})")
     parser.add_argument("--test", choices=TESTS, default="t-test",
                         help="paired test against the first engine (default: t-test)")
+    parser.add_argument("--by-genre", action="store_true",
+                        help="group collections by the 'genre' of their meta.json and show "
+                             "each genre's mean (a collection without one is "
+                             f"'{UNLABELLED}')")
     parser.add_argument("--format", choices=("json", "table"), default="table",
                         help="json: one object; table: aligned text")
     parser.set_defaults(run=run)
@@ -97,21 +111,29 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if len(set(engines)) != len(engines):
         raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
     params = engine_params(engines, args.params, args.synonyms)
-    if len(args.datasets) == 1 and len(engines) == 1:
+    if len(args.datasets) == 1 and len(engines) == 1 and not args.by_genre:
         return _single(args, settings, engines[0], params[engines[0]])
     if args.queries_split or args.run_out:
         raise ConfigError("--queries-split and --run-out take one collection and one engine")
-    collections = {Path(d).name or d: load_collection(d, max_docs=settings.max_corpus_docs)
-                   for d in args.datasets}
-    if len(collections) != len(args.datasets):
+    names = {Path(d).resolve().name or d: d for d in args.datasets}
+    if len(names) != len(args.datasets):
         raise ConfigError("two collection directories have the same name")
+    # Genres first: a malformed meta.json is reported before any collection is ranked.
+    genres = {name: collection_genre(d) for name, d in names.items()} if args.by_genre else {}
+    collections = {name: load_collection(d, max_docs=settings.max_corpus_docs)
+                   for name, d in names.items()}
     cells = {name: {e: evaluate_cell(c, e, params[e], budget=args.budget,
                                      seed=settings.default_seed,
                                      decompose=not args.no_decompose) for e in engines}
              for name, c in collections.items()}
     metrics = args.metrics or list(SHOWN)
+    if genres:  # rows grouped by genre, then by name
+        cells = {n: cells[n] for n in sorted(cells, key=lambda n: (genres[n], n))}
     report = comparison(cells, engines, metrics, args.test)
     report["params"] = params
+    if genres:
+        report["genres"] = genres
+        report["by_genre"] = by_genre(report, genres)
     if args.format == "json":
         print(orjson.dumps(report).decode())
     else:
@@ -124,16 +146,24 @@ def _render(report: dict[str, Any]) -> str:
     headers = ["collection", "metric", *engines]
     for e in engines[1:]:
         headers += [f"{e}-{base}", "p"]
+    genres = report.get("genres")
+    if genres:
+        headers.insert(0, "genre")
+    means = [(f"mean {g}", g, v["mean"]) for g, v in report.get("by_genre", {}).items()]
     rows: list[list[object]] = []
-    for name, entry in [*report["collections"].items(), ("mean", None)]:
+    for name, entry in [*report["collections"].items(), *((n, m) for n, _, m in means),
+                        ("mean", report["mean"])]:
         for metric in report["metrics"]:
-            if entry is None:  # the mean over collections: no test across collections
-                mean = report["mean"]
-                rows.append([name, metric, *(f"{mean[e][metric]:.4f}" for e in engines),
+            lead = [] if not genres else [
+                genres.get(name) or next((g for n, g, _ in means if n == name), "all")]
+            if name not in report["collections"]:  # a mean: no test across collections
+                mean = entry
+                rows.append([*lead, name, metric, *(f"{mean[e][metric]:.4f}" for e in engines),
                              *(x for e in engines[1:] for x in
                                (f"{mean[e][metric] - mean[base][metric]:+.4f}", ""))])
                 continue
-            row: list[object] = [name, metric, *(f"{entry[e][metric]:.4f}" for e in engines)]
+            row: list[object] = [*lead, name, metric,
+                                 *(f"{entry[e][metric]:.4f}" for e in engines)]
             for e in engines[1:]:
                 row += [f"{entry[e][metric + ':delta']:+.4f}", f"{entry[e][metric + ':p']:.3g}"]
             rows.append(row)

@@ -66,6 +66,24 @@ def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
     return Collection(documents=documents, queries=queries, qrels=qrels)
 
 
+UNLABELLED = "unlabelled"
+
+
+def collection_genre(directory: Path | str) -> str:
+    """The genre ``meta.json`` beside the collection names (``ad-hoc``, ``catalog``, ...),
+    or ``UNLABELLED`` when the collection has no such file."""
+    path = Path(directory) / "meta.json"
+    if not path.is_file():
+        return UNLABELLED
+    try:
+        genre = orjson.loads(path.read_bytes()).get("genre")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        raise CorpusError(f"{path}: expected a JSON object with a 'genre' string") from None
+    if not isinstance(genre, str) or not genre.strip():
+        raise CorpusError(f"{path}: 'genre' must be a non-empty string, got {genre!r}")
+    return genre
+
+
 def read_split(path: Path | str) -> list[str]:
     """Query ids listed one a line (first tab-separated column); blank lines ignored."""
     try:

@@ -59,6 +59,23 @@ def comparison(cells: Mapping[str, Mapping[str, Cell]], engines: Sequence[str],
                                                      base.per_query[metric], test)
             entry[engine] = scores
         out["collections"][name] = entry
-    out["mean"] = {engine: {m: sum(out["collections"][c][engine][m] for c in cells) / len(cells)
-                            for m in metrics} for engine in engines}
+    out["mean"] = _means(out["collections"], list(cells), engines, metrics)
     return out
+
+
+def _means(collections: Mapping[str, Any], names: Sequence[str], engines: Sequence[str],
+           metrics: Sequence[str]) -> dict[str, dict[str, float]]:
+    return {engine: {m: sum(collections[c][engine][m] for c in names) / len(names)
+                     for m in metrics} for engine in engines}
+
+
+def by_genre(report: Mapping[str, Any], genres: Mapping[str, str]) -> dict[str, Any]:
+    """Each genre's mean of every engine and metric over its collections, genres sorted, so a
+    regression in one genre cannot hide in the mean of all."""
+    names: dict[str, list[str]] = {}
+    for name in report["collections"]:
+        names.setdefault(genres[name], []).append(name)
+    return {genre: {"collections": names[genre],
+                    "mean": _means(report["collections"], names[genre], report["engines"],
+                                   report["metrics"])}
+            for genre in sorted(names)}
