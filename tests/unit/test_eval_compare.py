@@ -55,3 +55,22 @@ def test_paired_tests_are_scipy_s_and_identical_samples_give_one() -> None:
     assert paired_p(a, b) == pytest.approx(float(stats.ttest_rel(a, b).pvalue))
     assert paired_p(a, a) == 1.0 and paired_p(a, a, "permutation") == 1.0
     assert paired_p(a, b, "permutation") == paired_p(a, b, "permutation")  # fixed seed
+
+
+def test_by_genre_groups_collections_by_their_meta_and_a_bad_meta_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b, c = (_collection(tmp_path / n) for n in ("alpha", "beta", "gamma"))
+    (a / "meta.json").write_text('{"genre": "catalog"}')
+    (b / "meta.json").write_text('{"genre": "ad-hoc"}')
+    assert main(["eval", str(a), str(b), str(c), "--engine", "bm25@2", "--engine", "bm25@4",
+                 "--by-genre", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["genres"] == {"alpha": "catalog", "beta": "ad-hoc", "gamma": "unlabelled"}
+    assert list(report["by_genre"]) == ["ad-hoc", "catalog", "unlabelled"]
+    alpha = report["collections"]["alpha"]["bm25@4"]["ndcg@10"]
+    assert report["by_genre"]["catalog"]["mean"]["bm25@4"]["ndcg@10"] == alpha
+    assert main(["eval", str(a), "--by-genre", "--metric", "ndcg@10"]) == 0
+    assert "mean catalog" in capsys.readouterr().out
+    (a / "meta.json").write_text('{"genre": 3}')
+    assert main(["eval", str(a), "--by-genre"]) == 2
+    assert "'genre' must be a non-empty string" in capsys.readouterr().err
