@@ -141,6 +141,7 @@ ENGINES: tuple[EngineSpec, ...] = (
                summary="bm25@1's ranking with its pins and parameters in every audit"),
     EngineSpec("bm25", "3", Bm25PrfProvider, default_stemmer="english",
                golden="sha256:733f2ca885561a74c529d03339f50cfec5f7f6e12c75d04e68566c9b2fc3f744",
+               preview=True,  # the default no more: it lost to bm25@2 on tool catalogs (ADR 0024)
                summary="bm25@2 with BM25+ tf and Bo1 pseudo-relevance feedback"),
     EngineSpec("bm25", "4", Bm25SelectiveProvider, default_stemmer="english",
                analysis=(("identifiers", "split"),), preview=True,

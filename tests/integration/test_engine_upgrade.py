@@ -1,4 +1,4 @@
-"""An engine upgrade, as an operator lives it: results made by workers under bm25@1, the
+"""Engine upgrades, as an operator lives them: results made by workers under bm25@1, the
 default switched to bm25@2, more results, every job record lost; ``rookhaven verify --all``
 still replays every result byte for byte from its audit, and ``rookhaven rerank
 --to-engine`` reports what the newer version changes."""
@@ -68,3 +68,29 @@ def test_results_of_every_engine_version_replay_after_an_upgrade_without_job_rec
     # bm25@2 ranks as bm25@1 does: the switch changes the audit record, not the ranking.
     assert {row["status"] for row in rows} == {"ok"}
     assert all(row["change"]["overlap_at_k"] == 1.0 for row in rows)
+
+
+def test_results_stored_under_bm25_3_verify_after_the_default_returns_to_bm25_2(
+        env: dict[str, str], workers: WorkerFarm) -> None:
+    # Releases before ADR 0024 defaulted to bm25@3; this one to bm25@2 (no setting needed).
+    old_env = {**env, "ROOKHAVEN_ENGINE": "bm25@3"}
+    old = open_pipeline(Settings.from_mapping(old_env))
+    old.add_corpus(documents(200), "port")
+    worker = workers.start("old", 2)
+    made = submit_and_drain(old, "v3-")
+    workers.kill(worker)
+
+    new_env = {k: v for k, v in env.items() if k != "ROOKHAVEN_ENGINE"}
+    assert Settings.from_mapping(new_env).engine == "bm25@2"
+    new = open_pipeline(Settings.from_mapping(new_env))
+    workers.env = new_env
+    workers.start("new", 2)
+    made += submit_and_drain(new, "v3-")  # the same requests, now under the new default
+    engines = {orjson.loads(new.store.results.audit(k))["engine"]["version"] for k in made}
+    assert engines == {"1.3", "1.2"} and len(set(made)) == 60
+
+    done = rookhaven(new_env, "verify", "--all", "--json")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    run = orjson.loads(done.stdout)
+    assert (run["checked"], run["matched"], run["alarms"], run["drift"]) == (60, 60, 0, 0)
+    assert {v["current_engine"] for v in run["verdicts"]} == {"bm25@3", "bm25@2"}
