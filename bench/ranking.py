@@ -29,7 +29,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import resource
 import subprocess
 import sys
@@ -42,14 +41,16 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import peers  # noqa: E402
+from peers import Search, build_bm25s, build_tantivy  # noqa: E402
 
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
 from rookhaven.evaluation import evaluate_run, load_collection  # noqa: E402
 
 DATASETS = ("cranfield", "cisi", "cacm", "npl")
 SPEED_ENGINES = ("rookhaven", "rookhaven-model", "bm25s", "bm25s-numba", "tantivy")
-WORD = re.compile(r"\w+")
-Search = Callable[[str, int], list[str]]
 
 
 def rss_mb() -> float:
@@ -62,68 +63,12 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-# ----- peers: each takes (ids, texts) and returns a search(query, k) -> ids -----
-
-def _stemmer(stem: bool):  # type: ignore[no-untyped-def]
-    import Stemmer
-    return Stemmer.Stemmer("english") if stem else None
-
-
-def build_bm25s(ids: list[str], texts: list[str], *, stem: bool = False,
-                backend: str = "numpy") -> Search:
-    import bm25s
-    stemmer = _stemmer(stem)
-    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
-    model = bm25s.BM25(backend=backend)
-    model.index(tokens, show_progress=False)
-    selection = "numba" if backend == "numba" else "numpy"
-
-    def search(query: str, k: int) -> list[str]:
-        q = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, return_ids=False,
-                           show_progress=False)
-        if not q or not q[0]:
-            return []
-        docs, scores = model.retrieve(q, k=min(k, len(ids)), show_progress=False, n_threads=1,
-                                      backend_selection=selection)
-        return [ids[d] for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
-    return search
-
-
-def build_tantivy(ids: list[str], texts: list[str]) -> Search:
-    import tantivy
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("text", stored=False, tokenizer_name="en_stem")
-    index = tantivy.Index(builder.build())
-    writer = index.writer()
-    for doc_id, text in zip(ids, texts, strict=True):
-        writer.add_document(tantivy.Document(id=doc_id, text=text))
-    writer.commit()
-    writer.wait_merging_threads()
-    index.reload()
-    searcher = index.searcher()
-
-    def search(query: str, k: int) -> list[str]:
-        words = " ".join(WORD.findall(query.lower()))
-        if not words:
-            return []
-        hits = searcher.search(index.parse_query(words, ["text"]), k).hits
-        return [searcher.doc(address)["id"][0] for _, address in hits]
-    return search
-
+# ----- peers: bench/peers.py; rank_bm25 here gets Rookhaven's analyzer -----
 
 def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
-    from rank_bm25 import BM25Okapi
-
     from rookhaven.core.analyzer import Analyzer
     analyzer = Analyzer(stemmer="english")  # the same terms we use: the gap left is the formula
-    model = BM25Okapi([analyzer.terms(t) or [""] for t in texts])
-
-    def search(query: str, k: int) -> list[str]:
-        scores = model.get_scores(analyzer.terms(query))
-        order = sorted(range(len(ids)), key=lambda i: (-scores[i], i))[:k]
-        return [ids[i] for i in order if scores[i] > 0]
-    return search
+    return peers.build_rank_bm25(ids, [analyzer.terms(t) for t in texts], analyzer.terms)
 
 
 def build_rookhaven(documents: list[Document], decompose: bool = True, *, models: bool = True,
