@@ -123,12 +123,11 @@ class Runs:
 
     def ensure(self, wanted: Iterable[tuple[str, str, str, dict[str, Any]]]) -> None:
         """Compute every (collection name, path, engine, params) not cached yet."""
-        todo = []
+        todo, seen = [], set()
         for name, path, engine, params in wanted:
-            table = self.data.get(name, {})
             k = "peer:bm25s" if engine == "peers" else key(engine, params)
-            if k not in table and (name, engine, key(engine, params)) not in {
-                    (t[0], t[2], key(t[2], t[3])) for t in todo}:
+            if k not in self.data.get(name, {}) and (name, k) not in seen:
+                seen.add((name, k))
                 todo.append((name, path, engine, params))
         if not todo:
             return

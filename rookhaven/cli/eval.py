@@ -149,18 +149,18 @@ def _render(report: dict[str, Any]) -> str:
     genres = report.get("genres")
     if genres:
         headers.insert(0, "genre")
-    means = [(f"mean {g}", g, v["mean"]) for g, v in report.get("by_genre", {}).items()]
+    # (genre, name, entry, a mean?): collections, then each genre's mean, then the mean of all.
+    blocks = [(genres[n] if genres else "", n, e, False) for n, e in report["collections"].items()]
+    blocks += [(g, f"mean {g}", v["mean"], True) for g, v in report.get("by_genre", {}).items()]
+    blocks.append(("all", "mean", report["mean"], True))
     rows: list[list[object]] = []
-    for name, entry in [*report["collections"].items(), *((n, m) for n, _, m in means),
-                        ("mean", report["mean"])]:
+    for genre, name, entry, is_mean in blocks:
+        lead = [genre] if genres else []
         for metric in report["metrics"]:
-            lead = [] if not genres else [
-                genres.get(name) or next((g for n, g, _ in means if n == name), "all")]
-            if name not in report["collections"]:  # a mean: no test across collections
-                mean = entry
-                rows.append([*lead, name, metric, *(f"{mean[e][metric]:.4f}" for e in engines),
+            if is_mean:  # no test across collections
+                rows.append([*lead, name, metric, *(f"{entry[e][metric]:.4f}" for e in engines),
                              *(x for e in engines[1:] for x in
-                               (f"{mean[e][metric] - mean[base][metric]:+.4f}", ""))])
+                               (f"{entry[e][metric] - entry[base][metric]:+.4f}", ""))])
                 continue
             row: list[object] = [*lead, name, metric,
                                  *(f"{entry[e][metric]:.4f}" for e in engines)]

@@ -241,13 +241,18 @@ class Bm25PrfIndex(Bm25Index):
         return self.feedback_of(terms).plan
 
     def explain(self, terms: Sequence[str]) -> dict[str, Any] | None:
-        """What the audit records of ``terms``' feedback, ordinals for the engine to name."""
-        if self.forward is None:
+        """What the audit records of ``terms``' feedback, ordinals for the engine to name; with
+        a predictor (bm25@4), its decision and inputs too."""
+        if self.method == "none":  # bm25@3 builds a forward index exactly when it expands
             return None
         fb = self.feedback_of(terms)
         unit = 1 << WEIGHT_BITS
-        return {"method": self.method, "feedback_docs": list(fb.docs),
-                "terms": [{"term": t, "weight": w / unit, "from": f} for t, w, f in fb.terms]}
+        account: dict[str, Any] = {
+            "method": self.method, "feedback_docs": list(fb.docs),
+            "terms": [{"term": t, "weight": w / unit, "from": f} for t, w, f in fb.terms]}
+        if fb.decision is not None:
+            account["predictor"] = fb.decision
+        return account
 
     def subquery_index(self) -> Bm25PrfIndex | _Unexpanded:
         """What ranks a subquery: this index, or with whole-query scope the first pass."""

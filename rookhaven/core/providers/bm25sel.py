@@ -4,11 +4,12 @@ Each (sub)query's feedback pass runs only when ``FeedbackPredictor`` says so (co
 length, matches, first-pass score gap); otherwise the query is ranked by its own terms in
 the same units. The decision and its inputs go into the audit. Identifiers are split
 (``Analyzer(identifiers="split")``) and tool catalogs' fields have weights of their own.
-See docs/adr/0024-bm25-4.md.
+See docs/adr/0024-bm25-4-and-the-default-rule.md.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,6 @@ from ...errors import ConfigError
 from ..corpus import Corpus
 from ..index import InvertedIndex
 from .bm25prf import Bm25PrfIndex, Bm25PrfProvider, Feedback
-from .feedback import WEIGHT_BITS
 from .predictor import GAP_BITS, FeedbackPredictor
 
 # A tool's name and a document's title are its strongest evidence; parameters and the body
@@ -86,21 +86,10 @@ class Bm25SelectiveIndex(Bm25PrfIndex):
         base = self.base_plan(terms)
         if not base:
             return Feedback(docs=(), plan=base, terms=())
-        docs: list[int] = []
-        scores: list[int] = []
-        if self.forward is not None:
-            docs, scores = self.first_pass(base)
+        # No forward index: the collection rule refused, and no first pass is worth running.
+        docs, scores = self.first_pass(base) if self.forward is not None else ([], [])
         decision = self.predictor.decide(self.mean_length16, scores)
-        chosen = self.chosen(docs, scores) if decision["run"] else {}
-        found = self.weighted(terms, base, docs if decision["run"] else [], chosen)
-        return Feedback(docs=found.docs, plan=found.plan, terms=found.terms, decision=decision)
-
-    def explain(self, terms: Any) -> dict[str, Any] | None:
-        """The audit's account: the predictor's decision and inputs, then the feedback."""
-        if self.method == "none":
-            return None
-        fb = self.feedback_of(terms)
-        unit = 1 << WEIGHT_BITS
-        return {"method": self.method, "predictor": fb.decision,
-                "feedback_docs": list(fb.docs),
-                "terms": [{"term": t, "weight": w / unit, "from": f} for t, w, f in fb.terms]}
+        if not decision["run"]:
+            docs = []
+        found = self.weighted(terms, base, docs, self.chosen(docs, scores) if docs else {})
+        return dataclasses.replace(found, decision=decision)
