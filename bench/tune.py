@@ -86,13 +86,13 @@ def _evaluate(path: str, engine: str, params: dict[str, Any]) -> dict[str, Any]:
         mean = getattr(retriever.index, "mean_length16", None)
         if mean is not None:
             out[key(engine, params)]["mean_length16"] = mean
-        out[key(engine, params)]["skipped"] = _skipped(retriever, collection, qids)
+        out[key(engine, params)]["skipped"] = _skipped(retriever)
     print(f"{Path(path).name} {engine} {json.dumps(params, sort_keys=True)}: "
           f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
     return out
 
 
-def _skipped(retriever: Retriever, collection: Any, qids: list[str]) -> float | None:
+def _skipped(retriever: Retriever) -> float | None:
     """The share of whole queries whose feedback the predictor skipped (bm25@4), else None."""
     memo = getattr(retriever.index, "_feedback", None)
     if memo is None or not memo:
