@@ -61,11 +61,8 @@ STORED = 3000  # results the verification replays: long enough to report progres
 
 def test_progress_arrives_while_a_long_verification_run_is_waited_on(
         node_tools: Path, redis_url: str, key_prefix: str) -> None:
-    # Stored under bm25@3, whose two-pass replays made this run long enough to report progress
-    # on the way; bm25@2, the default since ADR 0024, replays about twice as fast.
     settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": redis_url,
-                                      "ROOKHAVEN_KEY_PREFIX": key_prefix,
-                                      "ROOKHAVEN_ENGINE": "bm25@3"})
+                                      "ROOKHAVEN_KEY_PREFIX": key_prefix})
     store = Store.from_settings(settings)
     pipe = Pipeline(store, RecordingDispatcher(), settings)
     pipe.add_corpus([Document(**d) for d in DOCUMENTS], "port")
@@ -76,8 +73,16 @@ def test_progress_arrives_while_a_long_verification_run_is_waited_on(
     run = drive(node_tools, server_env(None, ROOKHAVEN_REDIS_URL=redis_url,
                                        ROOKHAVEN_KEY_PREFIX=key_prefix, RH_TS_RUN="1"))["run"]
     assert run["state"] == "done" and run["verification"]["matched"] == STORED
+    assert (run["done"], run["total"]) == (STORED, STORED)
     progress = run["runProgress"]
-    assert progress[0][0] < STORED and progress[-1] == [STORED, STORED], progress
+    # Progress arrived while the call waited, in order, each against the whole (unknown at
+    # the very start). The server's last notification ([STORED, STORED]) immediately precedes
+    # the response, and the TypeScript SDK (1.32, shared/protocol.js) runs notification
+    # handlers in a microtask but a response at once, dropping the call's progress handler:
+    # when both arrive in one read, as on a loaded machine, that last one is lost. The
+    # response carries the final count.
+    assert len(progress) >= 2 and progress[0][0] < STORED, progress
+    assert all(total in (None, STORED) and done <= STORED for done, total in progress), progress
     assert [done for done, _ in progress] == sorted(done for done, _ in progress)
 
 
