@@ -266,7 +266,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_DEFAULT_SEED", "default_seed", text,
          "seed when a request gives none"),
     Spec("ROOKHAVEN_ENGINE", "engine", engine,
-         "engine (NAME@VERSION, or NAME for its newest version) when none is named; "
+         "engine (NAME@VERSION, or NAME for its default version) when none is named; "
          "see `rookhaven engines`"),
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", choice(LOG_LEVELS),
          "least severe log level written to stderr"),

@@ -3,8 +3,9 @@
 One collection and one engine print every metric. Several collections or engines print
 one table, collections by engines, each engine after the first with its difference from
 the first and a paired test's p-value per metric (scipy: ``pip install 'rookhaven[eval]'``).
-``--by-genre`` groups the collections by the genre their ``meta.json`` names and adds each
-genre's mean, so a loss on one kind of text cannot hide in the mean of all.
+``--by-genre`` groups the collections by the genre their ``meta.json`` (or ``--meta FILE``)
+names and adds each genre's mean, so a loss on one kind of text cannot hide in the mean of
+all; held-out sets are grouped apart.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..evaluation import (
     UNLABELLED,
     collection_genre,
     load_collection,
+    read_metadata,
     read_split,
     run_collection,
     write_trec_run,
@@ -46,7 +48,7 @@ def register(subparsers: Any) -> None:
                         help="engine to rank with; repeat to compare engines, the first is "
                              "the baseline (default: ROOKHAVEN_ENGINE)")
     parser.add_argument("--provider", dest="engines", action="append", metavar="NAME",
-                        help="the newest engine version of provider NAME (repeatable)")
+                        help="the default engine version of provider NAME (repeatable)")
     parser.add_argument("--param", dest="params", action="append", default=[],
                         metavar="[ENGINE:]K=V",
                         help="engine parameter (V as JSON, else text) for every engine that "
@@ -69,8 +71,12 @@ def register(subparsers: Any) -> None:
                         help="paired test against the first engine (default: t-test)")
     parser.add_argument("--by-genre", action="store_true",
                         help="group collections by the 'genre' of their meta.json and show "
-                             "each genre's mean (a collection without one is "
-                             f"'{UNLABELLED}')")
+                             "each genre's mean; held-out sets ('held_out': true) form groups "
+                             f"of their own, and a collection without metadata is "
+                             f"'{UNLABELLED}'")
+    parser.add_argument("--meta", metavar="FILE",
+                        help="with --by-genre: a JSON object of metadata by collection "
+                             "directory name, for collections without a meta.json")
     parser.add_argument("--format", choices=("json", "table"), default="table",
                         help="json: one object; table: aligned text")
     parser.set_defaults(run=run)
@@ -107,6 +113,8 @@ def engine_params(engines: list[str], given: list[str],
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.meta and not args.by_genre:
+        raise ConfigError("--meta gives genres to --by-genre; add --by-genre or drop --meta")
     engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
     if len(set(engines)) != len(engines):
         raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
@@ -118,8 +126,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     names = {Path(d).resolve().name or d: d for d in args.datasets}
     if len(names) != len(args.datasets):
         raise ConfigError("two collection directories have the same name")
-    # Genres first: a malformed meta.json is reported before any collection is ranked.
-    genres = {name: collection_genre(d) for name, d in names.items()} if args.by_genre else {}
+    # Genres first: malformed metadata is reported before any collection is ranked.
+    known = read_metadata(args.meta) if args.meta else None
+    genres = ({name: collection_genre(d, known) for name, d in names.items()}
+              if args.by_genre else {})
     collections = {name: load_collection(d, max_docs=settings.max_corpus_docs)
                    for name, d in names.items()}
     cells = {name: {e: evaluate_cell(c, e, params[e], budget=args.budget,

@@ -91,13 +91,14 @@ def add_request_options(parser: argparse.ArgumentParser,
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--engine NAME@VERSION, and --provider NAME (that provider's newest version)."""
+    """--engine NAME@VERSION, and --provider NAME (that provider's default version)."""
     chosen = parser.add_mutually_exclusive_group()
     chosen.add_argument("--engine", dest="engine", metavar="NAME@VERSION",
                         help="engine to rank with (default: ROOKHAVEN_ENGINE); see "
                              "`rookhaven engines`")
     chosen.add_argument("--provider", dest="engine", metavar="NAME",
-                        help="the newest engine version of provider NAME")
+                        help="the default engine version of provider NAME (its newest "
+                             "that is not a preview)")
 
 
 def request_from(args: argparse.Namespace, settings: Settings) -> RetrievalRequest:

@@ -1,8 +1,16 @@
 """Effectiveness evaluation: BEIR collections in, metrics and TREC runs out."""
 
-from .beir import UNLABELLED, Collection, collection_genre, load_collection, read_split
+from .beir import (
+    UNLABELLED,
+    Collection,
+    collection_genre,
+    load_collection,
+    read_metadata,
+    read_split,
+)
 from .metrics import METRICS, evaluate_run
 from .run import RunResult, run_collection, write_trec_run
 
 __all__ = ["METRICS", "UNLABELLED", "Collection", "RunResult", "collection_genre",
-           "evaluate_run", "load_collection", "read_split", "run_collection", "write_trec_run"]
+           "evaluate_run", "load_collection", "read_metadata", "read_split", "run_collection",
+           "write_trec_run"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -69,19 +71,43 @@ def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
 UNLABELLED = "unlabelled"
 
 
-def collection_genre(directory: Path | str) -> str:
-    """The genre ``meta.json`` beside the collection names (``ad-hoc``, ``catalog``, ...),
-    or ``UNLABELLED`` when the collection has no such file."""
-    path = Path(directory) / "meta.json"
-    if not path.is_file():
-        return UNLABELLED
+def _json_object(path: Path, what: str) -> dict[str, Any]:
     try:
-        genre = orjson.loads(path.read_bytes()).get("genre")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
-        raise CorpusError(f"{path}: expected a JSON object with a 'genre' string") from None
+        found = orjson.loads(path.read_bytes())
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read {what} ({exc.strerror})") from None
+    except orjson.JSONDecodeError:
+        found = None
+    if not isinstance(found, dict):
+        raise CorpusError(f"{path}: {what} must be one JSON object")
+    return found
+
+
+def read_metadata(path: Path | str) -> dict[str, Any]:
+    """Collections' metadata by directory name, for collections that cannot hold a
+    ``meta.json`` of their own (``{"cisi": {"genre": "ad-hoc"}, ...}``)."""
+    return _json_object(Path(path), "the collections' metadata (name -> object)")
+
+
+def collection_genre(directory: Path | str, known: Mapping[str, Any] | None = None) -> str:
+    """The group a collection's metadata puts it in: its ``genre`` (``ad-hoc``, ``catalog``,
+    ...), with `` (held out)`` for a set kept out of tuning, so it never joins a genre's mean.
+
+    The metadata is ``meta.json`` beside the collection, else ``known[<directory name>]``;
+    without either the collection is ``UNLABELLED``.
+    """
+    root = Path(directory)
+    path = root / "meta.json"
+    if path.is_file():
+        meta, where = _json_object(path, "meta.json"), str(path)
+    elif known is not None and root.resolve().name in known:
+        meta, where = known[root.resolve().name], f"the metadata of {root.resolve().name}"
+    else:
+        return UNLABELLED
+    genre = meta.get("genre") if isinstance(meta, dict) else None
     if not isinstance(genre, str) or not genre.strip():
-        raise CorpusError(f"{path}: 'genre' must be a non-empty string, got {genre!r}")
-    return genre
+        raise CorpusError(f"{where}: 'genre' must be a non-empty string, got {genre!r}")
+    return f"{genre} (held out)" if meta.get("held_out") is True else genre
 
 
 def read_split(path: Path | str) -> list[str]:

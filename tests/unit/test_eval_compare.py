@@ -74,3 +74,21 @@ def test_by_genre_groups_collections_by_their_meta_and_a_bad_meta_is_refused(
     (a / "meta.json").write_text('{"genre": 3}')
     assert main(["eval", str(a), "--by-genre"]) == 2
     assert "'genre' must be a non-empty string" in capsys.readouterr().err
+    (a / "meta.json").write_text("[1]")
+    assert main(["eval", str(a), "--by-genre"]) == 2
+    assert "meta.json must be one JSON object" in capsys.readouterr().err
+
+
+def test_held_out_sets_group_apart_and_a_meta_file_labels_collections_without_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _collection(tmp_path / "alpha"), _collection(tmp_path / "beta")
+    (a / "meta.json").write_text('{"genre": "catalog", "held_out": true}')
+    meta = tmp_path / "meta.json"
+    meta.write_text('{"beta": {"genre": "catalog"}}')
+    assert main(["eval", str(a), str(b), "--by-genre", "--meta", str(meta),
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["genres"] == {"alpha": "catalog (held out)", "beta": "catalog"}
+    assert report["by_genre"]["catalog"]["collections"] == ["beta"]
+    assert main(["eval", str(a), "--meta", str(meta)]) == 2
+    assert "--by-genre" in capsys.readouterr().err
