@@ -44,6 +44,11 @@ class NotFoundError(InputError):
     """Raised when a named thing (corpus, job, result) does not exist."""
 
 
+class MessageError(InputError):
+    """Raised when a broker message cannot be run as any task (undecodable, impossible
+    headers, arguments no task takes); the worker drops it and records why."""
+
+
 class IntegrityError(RookhavenError):
     """Raised when different bytes are offered under an existing content-addressed key."""
 

@@ -62,6 +62,8 @@ class StoreCollector(Collector):
             ("rookhaven_results_stored", "results_stored", "Results written (write-once)"),
             ("rookhaven_integrity_violations", "integrity_violations",
              "Attempts to store different bytes under an existing key"),
+            ("rookhaven_messages_rejected", "messages_rejected",
+             "Broker messages dropped unexecuted (malformed, or naming no job)"),
             ("rookhaven_verification_runs", "verify_runs", "Verification runs completed"),
             ("rookhaven_verification_alarms", "verify_alarms",
              "Verifier alarms: mismatch, missing corpus, result or recipe"),

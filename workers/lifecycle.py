@@ -35,6 +35,7 @@ from rookhaven.pipeline import TASK_BATCH, TASK_JOB
 from rookhaven.pipeline.warmup import warm_up
 from rookhaven.store import Store
 
+from . import intake
 from .runtime import WorkerRuntime
 
 log = logging.getLogger("rookhaven.workers")
@@ -100,6 +101,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         for name in ("ack", "reject"):
             setattr(kombu_redis.QoS, name,
                     _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
+        intake.install()  # a message kombu cannot decode must not end the worker either
         seconds = warm_up([runtime.settings.engine])
         log.info("warmed up the engine", extra={"engine": runtime.settings.engine,
                                                 "seconds": round(seconds, 3)})
@@ -147,15 +149,10 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
             return
         headers = getattr(message, "headers", None)
         task = str(headers.get("task", "?")) if isinstance(headers, dict) else "?"
-        reason = (f"{exc.__class__.__name__}: {exc} (content-type "
-                  f"{getattr(message, 'content_type', None)!r})")
-        log.error("dropped a message no task can run: %s", reason,
-                  extra={"task": task, "reason": reason})
-        try:
-            store = runtime.store()
-            store.ledger.reject(task, reason, f"{store.now():.3f}")
-        except RookhavenError as failure:
-            log.warning("could not record the rejected message: %s", failure)
+        reason = f"{exc.__class__.__name__}: {exc}"
+        if message is not None:
+            reason += f" (content-type {getattr(message, 'content_type', None)!r})"
+        runtime.reject(task, reason)
 
     def on_received(sender: Any = None, request: Any = None, **_: Any) -> None:
         # In the main process, before the pool gets the message: from here until the

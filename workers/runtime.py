@@ -8,13 +8,17 @@ process's heartbeat keeps alive.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
 
 from rookhaven.config import Settings
+from rookhaven.errors import RookhavenError
 from rookhaven.pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from rookhaven.store import Store
+
+log = logging.getLogger("rookhaven.workers")
 
 INSTANCE = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -71,3 +75,13 @@ class WorkerRuntime:
         if self._pipeline is None:
             self._pipeline = open_pipeline(self.settings)
         return self._pipeline
+
+    def reject(self, task: str, reason: str) -> None:
+        """Log and record a broker message dropped unexecuted (``task`` it named, or '?')."""
+        log.error("dropped a message no task can run: %s", reason,
+                  extra={"task": task, "reason": reason})
+        try:
+            store = self.store()
+            store.ledger.reject(task, reason, f"{store.now():.3f}")
+        except RookhavenError as failure:
+            log.warning("could not record the rejected message: %s", failure)

@@ -40,23 +40,33 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
     the process (``rookhaven demo``) would otherwise run the first app's closures.
     """
 
-    def run(job_ids: list[str]) -> list[str]:
+    def run(task: str, value: Any) -> list[str]:
         try:
-            return runtime.executor().run(job_ids, runtime.instance)
+            job_ids = _job_ids(value)
+        except InputError as exc:
+            runtime.reject(task, str(exc))
+            return []
+        try:
+            outcomes = runtime.executor().run(job_ids, runtime.instance)
         except ReplicationError as exc:
             # Not acknowledged: the message goes back to the queue, and its next delivery
             # finds the jobs done and only waits for the replicas again.
             raise Reject(str(exc), requeue=True) from exc
+        unknown = [j for j, o in zip(job_ids, outcomes, strict=True) if o == "skipped:missing"]
+        if unknown:  # a message naming no job was not sent by Rookhaven's submitters
+            runtime.reject(task, f"no job is stored under {unknown[0][:80]!r}"
+                      + (f" nor {len(unknown) - 1} other id(s)" if len(unknown) > 1 else ""))
+        return outcomes
 
     @app.task(name=TASK_JOB, shared=False)
     def run_job(job_id: str) -> list[str]:
         """Run one job by id."""
-        return run(_job_ids([job_id]))
+        return run(TASK_JOB, [job_id])
 
     @app.task(name=TASK_BATCH, shared=False)
     def run_batch(job_ids: list[str]) -> list[str]:
         """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
-        return run(_job_ids(job_ids))
+        return run(TASK_BATCH, job_ids)
 
     @app.task(name=TASK_SWEEP, shared=False)
     def sweep() -> dict[str, Any]:

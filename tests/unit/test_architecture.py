@@ -62,8 +62,9 @@ def test_the_package_never_imports_the_workers() -> None:
 
 
 # Outside rookhaven/store nothing holds a Redis client: the demo embeds a Redis-compatible
-# server and stages a tamperer who writes to it directly, which is its point.
-REDIS_ALLOWED = {ROOT / "workers" / "demo.py"}
+# server and stages a tamperer who writes to it directly, which is its point; the workers'
+# guarded broker read is kombu's own method (its channel's client pops the message).
+REDIS_ALLOWED = {ROOT / "workers" / "demo.py", ROOT / "workers" / "intake.py"}
 REDIS_MODULES = ("redis", "fakeredis")
 
 
