@@ -1,14 +1,22 @@
 """Finding another CPython on this machine, and a cached venv for it holding the core's
-runtime dependencies (built with pip on first use, under .cache/pyvenvs)."""
+runtime dependencies (built with pip on first use, under .cache/pyvenvs).
+
+A venv counts as built only once pip has installed every dependency into it (a stamp file
+names them): one left half-made by an interrupted or failed install is built again, and
+concurrent test runs take a lock instead of racing on one directory.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -39,12 +47,28 @@ def newest_other_cpython() -> str | None:
 
 
 def venv_python(python: str) -> str:
-    """A cached venv for ``python`` holding only the runtime dependencies of the core."""
+    """A cached venv for ``python`` holding only the runtime dependencies of the core; the
+    test is skipped, in one line saying how to build it by hand, if pip cannot."""
     version = "{}.{}".format(*(_version(python) or (0, 0)))
     venv = VENV_CACHE / version
     bin_python = venv / "bin" / "python"
-    if not bin_python.exists():
-        subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
-        subprocess.run([str(bin_python), "-m", "pip", "install", "--quiet", *RUNTIME_DEPS],
-                       check=True, timeout=900)
+    stamp = venv / "rookhaven-deps.txt"
+    wanted = "\n".join(RUNTIME_DEPS) + "\n"
+    VENV_CACHE.mkdir(parents=True, exist_ok=True)
+    with (VENV_CACHE / f"{version}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.read_text() == wanted and bin_python.exists():
+            return str(bin_python)
+        for step in ([python, "-m", "venv", "--clear", str(venv)],
+                     [str(bin_python), "-m", "pip", "install", "--quiet", *RUNTIME_DEPS]):
+            done = subprocess.run(step, capture_output=True, text=True, timeout=900,
+                                  check=False)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+                pytest.skip(
+                    f"could not build a CPython {version} venv with {' '.join(RUNTIME_DEPS)} "
+                    f"({last}); build it by hand: {python} -m venv {venv} && "
+                    f"{bin_python} -m pip install {' '.join(RUNTIME_DEPS)} && "
+                    f"printf '%s\\n' {' '.join(repr(d) for d in RUNTIME_DEPS)} > {stamp}")
+        stamp.write_text(wanted)
     return str(bin_python)
