@@ -16,17 +16,32 @@ from typing import Any
 from .core import merkle
 from .core.leaf import Leaf, parse_leaf
 from .core.note import Checkpoint, sign_checkpoint, verifier_of, verify_checkpoint
-from .errors import ConfigError, NotFoundError
+from .errors import ConfigError, NoteFormatError, NotFoundError
 from .store import Store
+
+
+def read_note(path: Path, what: str) -> str:
+    """The text of a note file (a checkpoint or key): NoteFormatError, naming ``what`` it
+    should hold, if it cannot be read or is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise NoteFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise NoteFormatError(f"{path} is not {what}: byte {exc.start} is not UTF-8 text "
+                              "(a signed note is text)") from None
 
 
 def read_private_key(path: Path) -> str:
     """The private key in ``path``; refused if others may read the file."""
     try:
         mode = os.stat(path).st_mode
-        text = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise ConfigError(f"cannot read the log key file {path}: {exc.strerror}") from None
+    try:
+        text = read_note(path, "the log key file").strip()
+    except NoteFormatError as exc:
+        raise ConfigError(str(exc)) from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise ConfigError(f"the log key file {path} is readable by others (mode "
                           f"{stat.S_IMODE(mode):o}); run chmod 600 on it")

@@ -81,18 +81,14 @@ def _point(raw: str) -> tuple[int, bytes | None]:
     """A tree size from a number, or the size and signed root of a checkpoint file."""
     if raw.isdigit():
         return int(raw), None
-    path = Path(raw)
-    try:
-        note = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{raw} is neither a tree size nor a readable checkpoint file "
-                         f"({exc.strerror})") from None
-    checkpoint = checkpoints.checked(note, None)
+    if not Path(raw).is_file():
+        raise InputError(f"{raw} is neither a tree size nor a checkpoint file")
+    checkpoint = checkpoints.checked(checkpoints.read_note(Path(raw), "a checkpoint"), None)
     return checkpoint.size, checkpoint.root
 
 
 def _prove(store: Store, args: argparse.Namespace) -> int:
-    note = args.checkpoint.read_text(encoding="utf-8") if args.checkpoint else None
+    note = checkpoints.read_note(args.checkpoint, "a checkpoint") if args.checkpoint else None
     found = checkpoints.inclusion(store, args.key, note)
     write_line(orjson.dumps(found.as_json(), option=orjson.OPT_INDENT_2))
     return 0 if found.verified else 1

@@ -129,6 +129,12 @@ def _parse_verifier(verifier_key: str) -> _Verifier:
     return verifier
 
 
+def check_verifier_key(verifier_key: str) -> None:
+    """NoteFormatError, saying what is wrong, unless ``verifier_key`` is a well-formed
+    verifier key (NAME+HASH+KEY)."""
+    _parse_verifier(verifier_key)
+
+
 def verifier_of(private_key: str) -> str:
     """The verifier key string that checks signatures made with ``private_key``."""
     signer = _parse_signer(private_key)

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..checkpoints import read_note
 from ..config import Settings
 from ..core import merkle
 from ..core.leaf import parse_leaf
-from ..core.note import Checkpoint, verify_checkpoint
+from ..core.note import Checkpoint, check_verifier_key, verify_checkpoint
 from ..errors import ConfigError, RookhavenError
 from ..store import Store
 from .models import Verdict
@@ -42,10 +43,8 @@ def pinned_from(settings: Settings) -> PinnedCheckpoint | None:
         raise ConfigError("a pinned checkpoint needs both --checkpoint FILE and "
                           "--verifier-key VKEY (ROOKHAVEN_VERIFY_CHECKPOINT and "
                           "ROOKHAVEN_VERIFY_VERIFIER_KEY)")
-    try:
-        return PinnedCheckpoint(note=file.read_text(encoding="utf-8"), verifier_key=key)
-    except OSError as exc:
-        raise ConfigError(f"cannot read the pinned checkpoint {file}: {exc.strerror}") from None
+    check_verifier_key(key)  # a malformed key is the caller's to fix, not an alarm about the log
+    return PinnedCheckpoint(note=read_note(file, "the pinned checkpoint"), verifier_key=key)
 
 
 def check_log(store: Store, pinned: PinnedCheckpoint, page: int = 1000) -> list[Verdict]:

@@ -16,6 +16,7 @@ import pytest
 
 from rookhaven.cli.main import main, one_line
 from rookhaven.cli.options import moment, positive_seconds, result_key, seconds
+from rookhaven.core.note import generate_key
 from rookhaven.store import Store
 
 
@@ -94,3 +95,24 @@ def test_an_error_naming_a_file_with_a_newline_or_escape_stays_one_line(
     err = _refused(capsys, "retrieve", "--corpus", str(missing), "--query", "crane")
     assert "a\\nb\\x1b[2J.jsonl: no such corpus file" in err and "\x1b" not in err
     assert one_line("café\ttide 🦀") == "café\\ttide 🦀"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["verify", "--checkpoint", "{binary}", "--verifier-key", "{key}"], "is not UTF-8 text"),
+    (["verify", "--checkpoint", "{text}", "--verifier-key", "a+b+c"], "key ID 'b' is not 8 hex"),
+    (["log", "consistency", "{binary}", "3"], "is not UTF-8 text"),
+    (["log", "consistency", "1", "{binary}"], "is not UTF-8 text"),
+    (["log", "consistency", "1", "12a"], "12a is neither a tree size nor a checkpoint file"),
+    (["log", "prove", "sha256:" + "0" * 64, "--checkpoint", "{binary}"], "is not UTF-8 text"),
+])
+def test_a_checkpoint_file_or_verifier_key_that_cannot_be_one_exits_2_with_one_line(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        argv: list[str], message: str) -> None:
+    binary, text = tmp_path / "x.cp", tmp_path / "y.cp"
+    binary.write_bytes(bytes(range(256))[128:192])
+    text.write_text("hello\nworld\n")
+    key = generate_key("rookhaven.test", bytes(32))[1]
+    monkeypatch.setenv("ROOKHAVEN_REDIS_URL", "redis://127.0.0.1:1/0")  # never reached
+    monkeypatch.setenv("ROOKHAVEN_REDIS_TIMEOUT", "1")
+    filled = [a.format(binary=binary, text=text, key=key) for a in argv]
+    assert message in _refused(capsys, *filled)
