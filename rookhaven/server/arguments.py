@@ -3,7 +3,8 @@ and no extra properties, and argument errors that name the argument and nothing 
 
 The SDK builds each tool's schema from its signature; ``StrictTool`` adds what the signature
 cannot say (limits that come from Settings, ``additionalProperties: false``), refuses an
-argument the schema does not list, and rewrites pydantic's validation text (which carries
+argument the schema does not list or of another JSON type (no string-to-integer coercion),
+and rewrites pydantic's validation text (which carries
 input echoes and documentation URLs) into one line per problem.
 """
 
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import ValidationError
@@ -93,6 +95,16 @@ class StrictTool(Tool):
             raise ToolError(PREFIX.format(name=self.name) + (
                 f"unknown argument{'s' * (len(unknown) > 1)} {names}; {self.name} takes "
                 + (", ".join(known) or "no arguments")))
+        try:
+            # The SDK parses a string holding JSON for a non-string argument and validates
+            # in pydantic's lax mode ("5" passes as 5): the schema's types are checked first,
+            # as JSON, strictly. Text JSON cannot carry (a lone surrogate) is left to the
+            # tool's own check, which names the argument.
+            self.fn_metadata.arg_model.model_validate_json(orjson.dumps(arguments), strict=True)
+        except ValidationError as exc:
+            raise ToolError(PREFIX.format(name=self.name) + readable(exc)) from exc
+        except orjson.JSONEncodeError:
+            pass
         try:
             return await super().run(arguments, context, convert_result)
         except ToolError as exc:

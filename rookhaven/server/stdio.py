@@ -2,7 +2,8 @@
 
 1. The SDK drops a line that is not a JSON-RPC message without a word; here it is answered
    with a JSON-RPC error (-32700 parse error, -32600 invalid request, carrying the id when
-   one can be read), as JSON-RPC 2.0 asks, and serving goes on.
+   one can be read, even from JSON the SDK's parser refuses), as JSON-RPC 2.0 asks, and
+   serving goes on.
 2. At end of input the SDK cancels requests still running, so ``printf '...' | rookhaven mcp``
    would lose the answer to a slow ``tools/call``. Here end of input first waits (bounded)
    until every request read has been answered.
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -34,14 +36,69 @@ RequestId = str | int
 DRAIN_TIMEOUT = 120.0
 
 
+def _request_id(value: Any) -> RequestId | None:
+    return value if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
+def _scanned_id(line: str) -> RequestId | None:
+    """The top-level ``id`` of the object on ``line``, read without parsing the rest (which
+    may nest deeper than any parser goes)."""
+    decoder = json.JSONDecoder()
+    at, depth, key = line.find("{"), 0, False
+    if at < 0 or line[:at].strip():
+        return None
+    while at < len(line):
+        char = line[at]
+        if char == '"':
+            try:
+                text, at = decoder.raw_decode(line, at)
+            except ValueError:
+                return None
+            rest = line[at:].lstrip()
+            if depth == 1 and key and text == "id" and rest.startswith(":"):
+                try:
+                    return _request_id(decoder.raw_decode(rest[1:].lstrip())[0])
+                except ValueError:
+                    return None
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        key = depth == 1 and char in "{,"
+        at += 1
+    return None
+
+
+def readable_id(line: str) -> RequestId | None:
+    """The request id on a line the SDK's parser refused, where it can be read: JSON that
+    nests too deep for it, or holds a \\u escape no Unicode text has, still names its request."""
+    try:
+        found = json.loads(line)
+    except RecursionError:
+        return _scanned_id(line)
+    except ValueError:
+        return None
+    return _request_id(found.get("id")) if isinstance(found, dict) else None
+
+
 def rejection(exc: Exception) -> JSONRPCError:
     """The JSON-RPC error for an input line the transport could not read as a message."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
-    if not errors or any(e["type"] == "json_invalid" for e in errors):
-        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
-            code=PARSE_ERROR, message="Parse error: not valid JSON"))
+    invalid = [e for e in errors if e["type"] == "json_invalid"]
+    if not errors or invalid:
+        line = invalid[0].get("input") if invalid else None
+        request = readable_id(line) if isinstance(line, str) else None
+        if request is None:
+            return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+                code=PARSE_ERROR, message="Parse error: not valid JSON"))
+        problem = str(invalid[0]["msg"]).removeprefix("Invalid JSON: ")
+        return JSONRPCError(jsonrpc="2.0", id=request, error=ErrorData(
+            code=INVALID_REQUEST, message=f"Invalid Request: this server cannot read it "
+                                          f"({problem}); nest less deeply and send text as "
+                                          "valid Unicode"))
     ids = [e["input"].get("id") for e in errors if isinstance(e.get("input"), dict)]
-    found = next((i for i in ids if isinstance(i, str | int) and not isinstance(i, bool)), None)
+    found = next((i for i in map(_request_id, ids) if i is not None), None)
     return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(
         code=INVALID_REQUEST,
         message="Invalid Request: not a JSON-RPC 2.0 request, notification or response "

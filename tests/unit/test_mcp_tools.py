@@ -128,10 +128,15 @@ async def test_retrieve_accepts_the_corpus_by_name_or_digest(inline: Client) -> 
     assert by_name["hits"] == by_digest["hits"] and by_name["audit"] == by_digest["audit"]
 
 
-async def test_retrieve_reads_a_numeric_string_budget_as_a_number(inline: Client) -> None:
-    # Some clients send every argument as a string; a whole number in a string is accepted.
-    out = ok(await inline.call_tool("retrieve", {"query": "berth", "recallBudget": "2"}))
-    assert out["audit"]["recall_budget"] == 2
+@pytest.mark.parametrize("budget", ["2", 2.0, True, [2]])
+async def test_retrieve_takes_a_budget_only_as_a_json_integer(inline: Client,
+                                                              budget: Any) -> None:
+    # The schema says integer: a string, a float or a boolean is the client's to fix, on
+    # every transport, not a value the server guesses at.
+    result = await inline.call_tool("retrieve", {"query": "berth", "recallBudget": budget})
+    assert result.is_error
+    text = result.content[0].text
+    assert "recallBudget: " in text and ("integer" in text or "whole number" in text), text
 
 
 @pytest.mark.parametrize(("arguments", "says"), [

@@ -67,6 +67,21 @@ def test_an_unusable_id_is_answered_with_null() -> None:
     assert _rejected('{"jsonrpc": "2.0", "id": [1], "method": 3}')["id"] is None
 
 
+@pytest.mark.parametrize(("line", "request_id"), [
+    ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + "[" * 50_000 + "]" * 50_000
+     + "}", 7),
+    ('{"jsonrpc":"2.0","method":"x","params":{"a":' + '[{"id":1},' * 3000 + "0"
+     + "]" * 3000 + '},"id":"deep"}', "deep"),
+    ('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve",'
+     '"arguments":{"query":"\\ud800"}}}', 8),
+])
+def test_json_the_sdk_cannot_parse_is_still_answered_under_its_id(line: str,
+                                                                  request_id: object) -> None:
+    answer = _rejected(line)
+    assert answer["id"] == request_id
+    assert answer["error"]["code"] == -32600  # type: ignore[index]
+
+
 def test_host_and_port_without_http_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mcp", "--port", "9000"]) == 2
     assert "--host and --port apply only with --http" in capsys.readouterr().err
