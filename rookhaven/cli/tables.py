@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..core.engines import engine_of
+from ..core.engines import engine_of, engine_ref
 from ..models import Document, RetrievalResult
 
 
@@ -61,7 +61,7 @@ def audit_summary(result: RetrievalResult) -> str:
     """The audit record in a few lines: seed, subqueries and budgets, corpus and engine."""
     audit = result.audit
     spec = engine_of(audit.engine.model_dump())
-    engine = spec.ref if spec else f"{audit.engine.name} {audit.engine.version} (not installed)"
+    engine = spec.ref if spec else f"{engine_ref(audit.engine.model_dump())} (not installed)"
     lines = [f"seed {audit.seed!r}; budget {audit.recall_budget}; engine {engine}; "
              f"corpus {audit.corpus_digest[:19]}… ({audit.corpus_size} docs)"]
     for i, sub in enumerate(audit.subqueries):

@@ -176,6 +176,17 @@ def engine_of(label: Mapping[str, Any]) -> EngineSpec | None:
     return next((s for s in ENGINES if s.label.model_dump() == dict(label)), None)
 
 
+def engine_ref(label: Mapping[str, Any]) -> str:
+    """The one spelling of the engine an audit's ``label`` records: ``name@version`` as
+    ``rookhaven engines`` lists it, also for an engine this install does not have."""
+    spec = engine_of(label)
+    if spec is not None:
+        return spec.ref
+    name, version = str(label.get("name")), str(label.get("version"))
+    core, _, own = version.partition(".")
+    return f"{name}@{own}" if core == CORE_VERSION and own else f"{name}@{version}"
+
+
 def make_provider(ref: str, **params: Any) -> ScoringProvider:
     """The provider of engine ``ref`` built with ``params``."""
     return engine_spec(ref).build(**params)

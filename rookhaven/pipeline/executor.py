@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..config import Settings
 from ..core.canonical import result_bytes
+from ..core.engines import engine_ref
 from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
@@ -154,7 +155,7 @@ class Executor:
             raise EngineMismatchError(
                 f"job {spec.key}: the job's key does not match its recipe: it was not "
                 "submitted by Rookhaven, or with another engine or configuration than this "
-                f"worker's ({retriever.engine.name} {retriever.engine.version}, "
+                f"worker's ({engine_ref(retriever.engine.model_dump())}, "
                 f"{retriever.config_digest}); resubmit it, with submitters and workers on "
                 "one version"
             )

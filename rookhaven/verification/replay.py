@@ -14,7 +14,7 @@ import orjson
 
 from ..config import Settings
 from ..core.canonical import canonical_bytes
-from ..core.engines import engine_of
+from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import hits_first
 from ..core.recipe import recipe_of
@@ -130,7 +130,5 @@ class Replayer:
 
 
 def _engine(audit: Any) -> str | None:
-    try:
-        return f"{audit['engine']['name']} {audit['engine']['version']}"
-    except (KeyError, TypeError):
-        return None
+    label = audit.get("engine") if isinstance(audit, dict) else None
+    return engine_ref(label) if isinstance(label, dict) else None

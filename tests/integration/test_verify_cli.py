@@ -78,7 +78,7 @@ def test_a_result_of_an_engine_this_install_lacks_exits_1_naming_the_engine(
     pipeline.store.results.put(spec.key, digest, canonical_bytes(old), canonical_bytes(old.audit))
     done = verify(env, "--key", spec.key)
     assert done.returncode == 1, done.stdout
-    assert "ALARM unreplayable" in done.stdout and "engine tfcosine 1.0" in done.stdout
+    assert "ALARM unreplayable" in done.stdout and "engine tfcosine@0" in done.stdout
 
 
 def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline, env: dict[str, str]) -> None:

@@ -99,6 +99,8 @@ def test_every_installed_engine_replays_byte_for_byte_without_its_job_record(
     assert (run.checked, run.matched, run.alarms, run.drift) == (8, 8, 0, 0)
     assert {v.current_engine for v in run.verdicts if v.key in made} == {
         "bm25@1", "bm25@2", "tfcosine@1"}
+    # One engine, one spelling: what made a result is named as what replays it.
+    assert all(v.stored_engine == v.current_engine for v in run.verdicts)
 
 
 def test_an_old_engine_result_with_synonyms_needs_its_job_record(pipeline: Pipeline) -> None:
@@ -120,7 +122,8 @@ def test_a_result_from_an_engine_this_install_lacks_is_an_alarm_naming_it(
                                canonical_bytes(old.audit))
     (verdict,) = verifier(pipeline).run(Selection(keys=["sha256:" + "0" * 64])).verdicts
     assert (verdict.outcome, verdict.alarm) == ("unreplayable", True)
-    assert "tfcosine 1.0" in verdict.detail and "does not have" in verdict.detail
+    assert "tfcosine@0" in verdict.detail and "does not have" in verdict.detail
+    assert verdict.stored_engine == "tfcosine@0"
 
 
 def test_bytes_stored_under_another_requests_key_are_a_wrong_key_alarm(
