@@ -13,6 +13,7 @@ Why each setting (see docs/adr/0005-job-ledger.md):
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ QUEUE_RECOVERY = "rookhaven.recovery"
 # The soft time limit, as a share of the hard one: the task records its failure before the
 # pool child is killed.
 SOFT_LIMIT_SHARE = 0.9
+# The longest pause between attempts to publish a message while the broker is away (s).
+PUBLISH_PAUSE = 0.5
 
 
 def beat_file(settings: Settings) -> Path:
@@ -91,8 +94,11 @@ def celery_config(settings: Settings) -> dict[str, Any]:
                         TASK_HEAL: {"queue": QUEUE_RECOVERY}},
         "timezone": "UTC",
         "enable_utc": True,
+        # A publish rides through a failover as the store's commands do (store/patience.py):
+        # retried for about ROOKHAVEN_REDIS_TIMEOUT, at most half a second apart.
         "task_publish_retry_policy": {
-            "max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1,
+            "max_retries": max(2, math.ceil(timeout / PUBLISH_PAUSE)), "interval_start": 0,
+            "interval_step": PUBLISH_PAUSE / 2, "interval_max": PUBLISH_PAUSE,
         },
         "worker_hijack_root_logger": False,
         "worker_send_task_events": False,

@@ -64,7 +64,7 @@ class CeleryDispatcher:
         except Exception as exc:  # kombu/redis raise many types; all mean "not enqueued"
             raise StoreUnavailableError(
                 f"could not enqueue {len(job_ids)} job(s) on the broker at {self._where}: "
-                f"{exc.__class__.__name__}: {exc}. The jobs are recorded as queued and "
+                f"{exc.__class__.__name__}: {str(exc)[:200]}. The jobs are recorded as queued and "
                 "`rookhaven sweep` (or the beat sweeper) will enqueue them once it is back"
             ) from exc
 

@@ -16,10 +16,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import redis
-from redis.sentinel import Sentinel, SentinelConnectionPool
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
 from . import sentinel
+from .patience import Patience
 
 SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES)
 # The password of a URL's user part, and any password option in its query.
@@ -47,9 +50,11 @@ def check_url(url: str | None) -> str:
 
 
 def connect(url: str | None, timeout: float = 5.0) -> redis.Redis:
-    """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command."""
+    """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command.
+    A command that loses its connection is retried for up to ``timeout`` seconds."""
     checked = check_url(url)
-    options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
+    options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
+                               "retry": Patience(timeout)}
     try:
         if sentinel.is_sentinel(checked):
             return _primary(sentinel.parse(checked, redact(checked)), options)
@@ -65,19 +70,36 @@ def translated(client: redis.Redis, doing: str) -> Iterator[None]:
     try:
         yield
     except redis.RedisError as exc:
-        where = describe(client)
         raise StoreUnavailableError(
-            f"Redis at {where} failed while {doing}: {exc.__class__.__name__}: {exc}; "
-            "check that the server is running and ROOKHAVEN_REDIS_URL is right"
-        ) from exc
+            f"Redis at {describe(client)} failed while {doing}: {_cause(exc)}"
+            f"{_waited(client, exc)}; check that the server is running and "
+            "ROOKHAVEN_REDIS_URL is right") from exc
+
+
+def _cause(exc: redis.RedisError) -> str:
+    if isinstance(exc, MasterNotFoundError):
+        # redis-py's text lists every Sentinel's client object (~1.5 KB): the service and
+        # the Sentinels asked are already in the message.
+        return "MasterNotFoundError: no Sentinel named a reachable primary"
+    return f"{exc.__class__.__name__}: {exc}"
+
+
+def _waited(client: redis.Redis, exc: redis.RedisError) -> str:
+    retry = client.connection_pool.connection_kwargs.get("retry")
+    if isinstance(retry, Patience) and isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+        return f" (retried for {retry.seconds:g} s, ROOKHAVEN_REDIS_TIMEOUT)"
+    return ""
 
 
 def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
     """A client of the service's primary: every new connection asks the Sentinels where the
     primary is, so after a failover the client follows without a restart."""
     tls = url.tls_kwargs()
+    # Each Sentinel is asked once per attempt (redis-py's default retries each up to 3 times
+    # with pauses of seconds); the attempts are the data connection's Patience.
+    asking = {**options, "retry": Retry(NoBackoff(), 0)}
     manager = Sentinel(list(url.sentinels),  # type: ignore[no-untyped-call]
-                       sentinel_kwargs={**options, **tls, **url.sentinel_login()},
+                       sentinel_kwargs={**asking, **tls, **url.sentinel_login()},
                        **options, **tls)
     client: redis.Redis = manager.master_for(  # type: ignore[no-untyped-call]
         url.service, redis_class=redis.Redis, db=url.db, health_check_interval=30,

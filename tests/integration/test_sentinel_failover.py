@@ -183,3 +183,43 @@ def test_a_worker_does_not_acknowledge_a_job_until_a_replica_holds_it(
     wait_until(lambda: primary.llen(f"rh-sentinel:celery:{QUEUE}") == 0
                and primary.hlen("rh-sentinel:celery:unacked") == 0, 30,
                what="no message left in the queue or unacknowledged")
+
+
+def test_submit_and_wait_started_at_the_kill_rides_through_the_failover(
+        nodes: SentinelTopology, tmp_path: Path) -> None:
+    # Every process waits out the failover (ROOKHAVEN_REDIS_TIMEOUT), none is restarted.
+    env = environment(nodes.url, "rh-ride", ROOKHAVEN_REDIS_TIMEOUT="30",
+                      ROOKHAVEN_BATCH_SIZE="4", ROOKHAVEN_LOG_LEVEL="warning")
+    (tmp_path / "logs").mkdir()
+    farmed = farm(env, tmp_path / "logs")
+    workers = next(farmed)
+    try:
+        pipe = pipeline(env)
+        docs = documents(300)
+        pipe.add_corpus(docs, "port")
+        workers.start("w1", concurrency=2)
+        batch = requests(400, tag="ride-")
+        lines = tmp_path / "requests.jsonl"
+        lines.write_text("".join(r.model_dump_json(by_alias=True) + "\n" for r in batch))
+        out = tmp_path / "results.jsonl"
+        old_primary = nodes.ports["primary"]
+        nodes.kill("primary")
+        submit = subprocess.Popen(
+            [sys.executable, "-m", "rookhaven.cli.main", "submit", "--corpus", "port",
+             "--requests", str(lines), "--wait", "--timeout", "240", "--out", str(out)],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # An MCP server and a second worker, both started while no primary exists.
+        server = StdioSession({**env, "ROOKHAVEN_LOG_LEVEL": "warning"})
+        server.initialize()
+        assert [c["name"] for c in _tool(server, "list_corpora", {})["corpora"]] == ["port@1"]
+        workers.start("w2", concurrency=1)
+        _, stderr = submit.communicate(timeout=300)
+        assert submit.returncode == 0, stderr[-2000:]
+        assert server.close() == 0
+        assert nodes.primary_port() not in (None, old_primary)
+        inline = Retriever(docs, pipe.settings.engine)
+        stored = out.read_bytes().splitlines()
+        assert stored == [canonical_bytes(inline.retrieve(r)) for r in batch]
+        assert "Traceback" not in stderr
+    finally:
+        next(farmed, None)
