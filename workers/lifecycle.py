@@ -86,11 +86,16 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     def ours(sender: Any) -> bool:
         return getattr(sender, "app", None) is app
 
+    def on_beat_init(sender: Any = None, **_: Any) -> None:
+        # Here, not at import, so importing the app (tests, `celery inspect`) leaves
+        # logging be. Beat only sends tasks: it has no engine to warm up (the embedded beat
+        # of `worker -B`, a child process, failed reading the sample corpus under 3.13).
+        if ours(sender):
+            configure_logging(runtime.settings.log_level)
+
     def on_init(sender: Any = None, **_: Any) -> None:
         if not ours(sender):
             return
-        # Here, not at import, so importing the app (tests, `celery inspect`) leaves
-        # logging be.
         configure_logging(runtime.settings.log_level)
         # Restoring unacked messages on channel close can end a worker whose broker just
         # died (ADR 0005, "restore on close"); they come back by the periodic restore.
@@ -179,7 +184,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     # weak=False: the handlers are closures that nothing else holds.
     worker_init.connect(on_init, weak=False)
     worker_init.connect(on_worker_init, weak=False)
-    beat_init.connect(on_init, weak=False)
+    beat_init.connect(on_beat_init, weak=False)
     worker_process_init.connect(on_child, weak=False)
     worker_ready.connect(on_ready, weak=False)
     worker_shutdown.connect(on_shutdown, weak=False)

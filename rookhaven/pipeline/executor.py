@@ -35,8 +35,11 @@ class Executor:
 
     def __init__(self, store: Store, settings: Settings,
                  fatal: tuple[type[BaseException], ...] = (),
-                 cache: RetrieverCache | None = None) -> None:
+                 cache: RetrieverCache | None = None, job_lines: int = logging.INFO) -> None:
         self.store = store
+        # The level of the one line per job and delivery: a worker's record of its work;
+        # below the default where the caller shows progress instead (inline runs).
+        self._job_lines = job_lines
         self.settings = settings
         self.cache = cache or RetrieverCache(store.corpora.load, settings.index_cache_size)
         # Exceptions that must end the task at once (the soft time limit), after recording.
@@ -81,9 +84,9 @@ class Executor:
             self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")
         except StoreUnavailableError:  # replicas short, or the primary gone meanwhile
             for job_id, outcome, seconds in timed:
-                _logged(job_id, f"{outcome}:unconfirmed", seconds)
+                self._logged(job_id, f"{outcome}:unconfirmed", seconds)
             raise
-        return [_logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
+        return [self._logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
 
     def _queue_begins(self, round_: Round, chunk: list[tuple[str, int, JobSpec]],
                       worker: str) -> list[Reply[tuple[str, int]]]:
@@ -105,7 +108,7 @@ class Executor:
                 try:
                     outcome, put = self._step(job_id, spec, reply, round_)
                 except BaseException:  # logged at once, as it ends the task
-                    _logged(job_id, "interrupted", time.perf_counter() - began)
+                    self._logged(job_id, "interrupted", time.perf_counter() - began)
                     raise
                 if put is None:
                     outcomes[job_id] = (outcome, time.perf_counter() - began)
@@ -169,6 +172,12 @@ class Executor:
         return self.store.jobs.fail(job_id, error, permanent=permanent,
                                     max_attempts=self.settings.job_max_attempts)
 
+    def _logged(self, job_id: str, outcome: str, seconds: float) -> str:
+        """Log the one line a job gets per delivery; return ``outcome``."""
+        log.log(self._job_lines, "job %s %s in %.3f s", job_id, outcome, seconds,
+                extra={"job": job_id, "state": outcome, "seconds": round(seconds, 6)})
+        return outcome
+
 
 def _chunks(runnable: list[tuple[str, int, JobSpec]]) -> list[list[tuple[str, int, JobSpec]]]:
     """``runnable`` (job id, attempts so far, spec) in chunks of up to CHUNK; a job begun
@@ -189,10 +198,3 @@ def _chunks(runnable: list[tuple[str, int, JobSpec]]) -> list[list[tuple[str, in
     if current:
         chunks.append(current)
     return chunks
-
-
-def _logged(job_id: str, outcome: str, seconds: float) -> str:
-    """Log the one info line a job gets per delivery; return ``outcome``."""
-    log.info("job %s %s in %.3f s", job_id, outcome, seconds,
-             extra={"job": job_id, "state": outcome, "seconds": round(seconds, 6)})
-    return outcome

@@ -7,6 +7,7 @@ Used where no worker runs: bulk re-ranking with ``--inline``, the demo, benchmar
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from ..config import Settings
@@ -36,5 +37,7 @@ class InlineDispatcher:
 
 
 def inline_pipeline(store: Store, settings: Settings) -> Pipeline:
-    """A Pipeline over ``store`` whose jobs run in this process as they are submitted."""
-    return Pipeline(store, InlineDispatcher(Executor(store, settings)), settings)
+    """A Pipeline over ``store`` whose jobs run in this process as they are submitted; their
+    per-job log lines are debug, as the command running them shows progress instead."""
+    executor = Executor(store, settings, job_lines=logging.DEBUG)
+    return Pipeline(store, InlineDispatcher(executor), settings)
