@@ -147,8 +147,13 @@ class Executor:
                           extra={"job": job_id, "attempt": attempt})
             verdict = self._fail(job_id, exc, permanent=False)
             return ("retry" if verdict == "queued" else "failed"), None
-        return "done", self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
-                                                    result, audit)
+        try:
+            return "done", self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
+                                                        result, audit)
+        except IntegrityError as exc:  # copies that disagree: a bug, never stored
+            log.error("job %s: %s", job_id, exc, extra={"job": job_id})
+            self._fail(job_id, exc, permanent=True)
+            return "failed", None
 
     def compute(self, spec: JobSpec) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key."""

@@ -44,7 +44,14 @@ class ResultStore:
 
     def queue_put(self, round_: Round, key: str, corpus_digest: str, result: bytes,
                   audit: bytes) -> Reply[str]:
-        """``put``, queued on ``round_``; its IntegrityError is raised by ``Reply.get``."""
+        """``put``, queued on ``round_``; its IntegrityError is raised by ``Reply.get``, or
+        at once (nothing queued) if ``result`` does not embed ``audit``."""
+        if not result.startswith(b'{"audit":' + audit + b',"hits":'):
+            # Both copies come from one encoding (core.canonical.result_bytes); a pair that
+            # disagrees was assembled from two computations and must never be stored.
+            raise IntegrityError(
+                f"the result offered under {key} does not embed the audit offered with it; "
+                "nothing was stored. Store the bytes core.canonical.result_bytes gives")
         ctx, k = self._ctx, self._ctx.keys
         keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time,
                 k.audits_by_corpus(corpus_digest), k.violations, k.log_leaves, k.log_index]

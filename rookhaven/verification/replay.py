@@ -16,7 +16,7 @@ from ..config import Settings
 from ..core.canonical import canonical_bytes
 from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
-from ..core.jsondiff import hits_first
+from ..core.jsondiff import difference, hits_first
 from ..core.recipe import recipe_of
 from ..errors import NotFoundError
 from ..pipeline import Executor, RetrieverCache
@@ -89,7 +89,7 @@ class Replayer:
         embedded = _parse(stored)
         # The result embeds its audit: both copies must agree before the audit is trusted.
         if not isinstance(embedded, dict) or canonical_bytes(embedded.get("audit")) != stored_audit:
-            where = (where_bytes_differ(canonical_bytes(embedded.get("audit")), stored_audit)
+            where = (_copies_differ(embedded.get("audit"), audit)
                      if isinstance(embedded, dict) else where_bytes_differ(stored, b""))
             return Verdict(key=key, outcome="mismatch", stored_engine=_engine(audit),
                            where=f"audit copies disagree at {where}",
@@ -127,6 +127,14 @@ class Replayer:
             return Verdict(**base, outcome="mismatch", where=where_bytes_differ(stored, result))
         return Verdict(**base, outcome="mismatch",
                        where="audit record: " + where_bytes_differ(stored_audit, replayed_audit))
+
+
+def _copies_differ(embedded: Any, stored: Any) -> str:
+    """Where the result's embedded audit and the stored audit first differ, and how."""
+    path = where_bytes_differ(canonical_bytes(embedded), canonical_bytes(stored))
+    if not isinstance(embedded, dict) or not isinstance(stored, dict) or path.startswith("byte"):
+        return path
+    return difference(embedded, stored, path, ("the embedded copy", "the stored copy"))
 
 
 def _engine(audit: Any) -> str | None:

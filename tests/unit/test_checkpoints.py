@@ -14,6 +14,7 @@ from rookhaven.core import merkle
 from rookhaven.core.note import generate_key, verify_checkpoint
 from rookhaven.errors import ConfigError, NotFoundError
 from rookhaven.store import Store
+from tests.results_support import AUDIT, framed
 
 PRIVATE, VERIFIER = generate_key("rookhaven.test/log", bytes(32))
 
@@ -27,7 +28,7 @@ def store() -> Iterator[Store]:
 
 def put(store: Store, n: int, start: int = 0) -> None:
     for i in range(start, start + n):
-        store.results.put(f"sha256:{i:064x}", "sha256:c", b'{"r":%d}' % i, b'{"a":1}')
+        store.results.put(f"sha256:{i:064x}", "sha256:c", framed(b"[%d]" % i), AUDIT)
 
 
 def test_a_key_file_others_can_read_is_refused_without_showing_the_key(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from rookhaven.store import Store
 from rookhaven.store import keys as keys_module
 from rookhaven.store import log as log_module
 from tests.reference_merkle import ReferenceTree
+from tests.results_support import framed
 
 
 def mth(leaves: list[bytes]) -> bytes:
@@ -39,7 +40,7 @@ def put(store: Store, n: int, start: int = 0) -> list[str]:
     for i in range(start, start + n):
         key = "sha256:" + hashlib.sha256(str(i).encode()).hexdigest()
         audit = b'{"corpus_digest":"sha256:c","engine":{"name":"bm25","version":"1.2"}}'
-        store.results.put(key, "sha256:c", f'{{"n":{i}}}'.encode(), audit)
+        store.results.put(key, "sha256:c", framed(f"[{i}]".encode(), audit), audit)
         keys.append(key)
     return keys
 

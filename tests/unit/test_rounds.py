@@ -7,6 +7,7 @@ import pytest
 
 from rookhaven.errors import IntegrityError, StoreUnavailableError
 from rookhaven.store import Store
+from tests.results_support import AUDIT, framed
 
 COUNT = "return redis.call('INCR', KEYS[1])"
 
@@ -40,10 +41,10 @@ def test_only_the_calls_redis_refused_with_noscript_are_sent_again() -> None:
 def test_a_parsers_error_is_raised_by_its_own_reply_only() -> None:
     store = Store(fakeredis.FakeRedis(), "t")
     key = "sha256:" + "a" * 64
-    store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}')
+    store.results.put(key, "sha256:c", framed(b"[1]"), AUDIT)
     round_ = store.round()
-    clash = store.results.queue_put(round_, key, "sha256:c", b'{"r":2}', b'{"a":1}')
-    fine = store.results.queue_put(round_, "sha256:" + "b" * 64, "sha256:c", b"r", b"a")
+    clash = store.results.queue_put(round_, key, "sha256:c", framed(b"[2]"), AUDIT)
+    fine = store.results.queue_put(round_, "sha256:" + "b" * 64, "sha256:c", framed(b"[]"), AUDIT)
     round_.send("storing two results")
     assert fine.get() == "stored"
     with pytest.raises(IntegrityError, match="different result bytes"):

@@ -21,6 +21,7 @@ from rookhaven.errors import (
 from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.store import JobSpec, Store, connect, redact
 from rookhaven.store.jobs import StaleJob
+from tests.results_support import AUDIT, framed
 
 
 class Clock:
@@ -121,9 +122,9 @@ def test_a_tampered_corpus_chunk_is_an_integrity_error_on_load(store: Store) -> 
 
 def test_results_are_write_once_and_identical_bytes_are_accepted_again(store: Store) -> None:
     key = "sha256:" + "b" * 64
-    assert store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}') == "stored"
-    assert store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}') == "stored"
-    assert store.results.get(key) == b'{"r":1}' and store.results.audit(key) == b'{"a":1}'
+    assert store.results.put(key, "sha256:c", framed(b"[1]"), AUDIT) == "stored"
+    assert store.results.put(key, "sha256:c", framed(b"[1]"), AUDIT) == "stored"
+    assert store.results.get(key) == framed(b"[1]") and store.results.audit(key) == AUDIT
 
 
 def test_different_bytes_under_an_existing_key_are_refused_logged_and_recorded(
@@ -133,13 +134,13 @@ def test_different_bytes_under_an_existing_key_are_refused_logged_and_recorded(
     handler.emit = seen.append  # type: ignore[method-assign]
     logging.getLogger("rookhaven.store").addHandler(handler)
     key = "sha256:" + "c" * 64
-    store.results.put(key, "sha256:c", b'{"r":1}', b'{"a":1}')
+    store.results.put(key, "sha256:c", framed(b"[1]"), AUDIT)
     try:
         with pytest.raises(IntegrityError, match=key):
-            store.results.put(key, "sha256:c", b'{"r":2}', b'{"a":1}')
+            store.results.put(key, "sha256:c", framed(b"[2]"), AUDIT)
     finally:
         logging.getLogger("rookhaven.store").removeHandler(handler)
-    assert store.results.get(key) == b'{"r":1}'
+    assert store.results.get(key) == framed(b"[1]")
     assert [(v.key, v.what) for v in store.ledger.violations()] == [(key, "result")]
     assert [r.levelname for r in seen if "integrity violation" in r.getMessage()] == ["ERROR"]
 
@@ -152,7 +153,7 @@ def test_missing_results_are_not_found_with_a_hint(store: Store) -> None:
 def test_stored_audits_are_indexed_by_time_and_by_corpus(store: Store, clock: Clock) -> None:
     for i in range(25):
         clock.now = 2_000.0 + (i // 5)  # five audits share each second: ties across pages
-        store.results.put(f"sha256:{i:064d}", f"sha256:c{i % 2}", b"r", b"a")
+        store.results.put(f"sha256:{i:064d}", f"sha256:c{i % 2}", framed(b"[]"), AUDIT)
     everything = [k for k, _ in store.audits.scan(page=3)]
     assert sorted(everything) == sorted(f"sha256:{i:064d}" for i in range(25))
     assert len(everything) == 25
@@ -172,8 +173,8 @@ def test_a_job_moves_queued_running_done_and_is_done_exactly_once(store: Store) 
     assert (verdict, attempt, got) == ("run", 0, job)  # claimed: no attempt charged yet
     assert store.jobs.get(job.key).state == "running"
     assert store.jobs.begin(job.key, "w1", max_attempts=3) == ("run", 1)
-    assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "done"
-    assert store.results.put(job.key, job.corpus_digest, b"r", b"a") == "already-done"
+    assert store.results.put(job.key, job.corpus_digest, framed(b"[]"), AUDIT) == "done"
+    assert store.results.put(job.key, job.corpus_digest, framed(b"[]"), AUDIT) == "already-done"
     assert store.jobs.start([job.key], "w2")[0][0] == "done"
     record = store.jobs.get(job.key)
     assert (record.state, record.attempts, record.worker) == ("done", 1, "w1")
@@ -186,7 +187,7 @@ def test_a_job_moves_queued_running_done_and_is_done_exactly_once(store: Store) 
 def test_submitting_a_request_whose_result_exists_is_answered_from_the_store(
         store: Store) -> None:
     job = spec()
-    store.results.put(job.key, job.corpus_digest, b"r", b"a")
+    store.results.put(job.key, job.corpus_digest, framed(b"[]"), AUDIT)
     assert store.jobs.create(job) == "cached"
     with pytest.raises(NotFoundError):
         store.jobs.get(job.key)
@@ -221,7 +222,7 @@ def test_an_integrity_violation_fails_an_open_job_and_overwrites_nothing(store: 
     store.jobs.start([job.key], "w1")
     store.client.set(store.keys.result(job.key), b"planted")  # another writer got there first
     with pytest.raises(IntegrityError):
-        store.results.put(job.key, job.corpus_digest, b"computed", b"a")
+        store.results.put(job.key, job.corpus_digest, framed(b"[\"computed\"]"), AUDIT)
     assert store.results.get(job.key) == b"planted"
     record = store.jobs.get(job.key)
     assert record.state == "failed" and "integrity violation" in (record.error or "")
@@ -250,7 +251,7 @@ def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued
     for job in (held, orphaned, started, done):
         store.jobs.create(job)
     store.jobs.start([done.key], "w1")
-    store.results.put(done.key, done.corpus_digest, b"r", b"a")
+    store.results.put(done.key, done.corpus_digest, framed(b"[]"), AUDIT)
     clock.now += 1
     # Only queued jobs are marked: a finished one is left as it is.
     assert store.jobs.deliver([held.key, done.key], "alive") == 1
@@ -328,9 +329,19 @@ def unused_port() -> int:
 
 
 def test_canonical_result_bytes_are_what_the_store_keeps(store: Store) -> None:
-    data = canonical_bytes({"b": 1, "a": [1, 2]})
-    store.results.put("sha256:" + "e" * 64, "sha256:c", data, data)
+    audit = canonical_bytes({"b": 1, "a": [1, 2]})
+    data = canonical_bytes({"hits": [], "audit": {"a": [1, 2], "b": 1}})
+    store.results.put("sha256:" + "e" * 64, "sha256:c", data, audit)
     assert store.results.get("sha256:" + "e" * 64) == data
+
+
+def test_a_result_that_does_not_embed_its_audit_is_refused_unstored(store: Store) -> None:
+    key = "sha256:" + "d" * 64
+    for result, audit in ((framed(b"[]", b'{"a":2}'), AUDIT), (b'{"r":1}', AUDIT),
+                          (framed(b"[]") + b" ", b'{"a"')):
+        with pytest.raises(IntegrityError, match="does not embed the audit offered with it"):
+            store.results.put(key, "sha256:c", result, audit)
+    assert not store.results.exists(key) and store.log.size() == 0
 
 
 def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:

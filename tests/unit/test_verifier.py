@@ -75,6 +75,8 @@ def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipel
     (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
     assert verdict.outcome == "mismatch"
     assert verdict.where is not None and "audit copies disagree" in verdict.where
+    assert verdict.where.endswith("at engine.version (the embedded copy has '1.1'; the stored "
+                                  "copy has '0.9')"), verdict.where
 
 
 def _store_made_by(pipeline: Pipeline, engine: str, request: RetrievalRequest,
