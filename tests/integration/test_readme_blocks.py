@@ -56,6 +56,7 @@ BLOCK_TIMEOUT = 240.0  # s; the re-ranks go through a real worker on a busy 2-co
 # 89-91 s from cold for bm25@2 or bm25@3 on an idle 2-core machine (issue 30 owns making the
 # first start cheap); a 90 s wait failed one CI run in three.
 READY_TIMEOUT = 240.0
+NOISE = re.compile(r'"msg":\s*"job \S+ \S+ in ')  # the Executor's line per job and delivery
 MCP_ERROR = re.compile(r'"isError":\s*true|"error":\s*\{\s*"code"')
 # Saves what a terminal keeps between two pastes: exported variables, shell variables the
 # blocks set (bash's own, present before any block ran, are left alone) and the directory.
@@ -171,6 +172,10 @@ class Session:
         if MCP_ERROR.search(done.stdout):
             pytest.fail(self.report(block, "printed an MCP tool error or JSON-RPC error",
                                     done.stdout + done.stderr), pytrace=False)
+        # What a reader sees on stderr: no traceback, and no line per job (progress instead).
+        if "Traceback" in done.stderr or NOISE.search(done.stderr):
+            pytest.fail(self.report(block, "wrote a traceback or per-job lines on stderr",
+                                    done.stderr), pytrace=False)
 
     def start(self, block: Block) -> None:
         path = self.tmp / f"block-{block.line}.sh"
