@@ -170,6 +170,11 @@ def refuse_nonempty(url: str) -> None:
     client = redis.Redis.from_url(url, socket_connect_timeout=5)
     try:
         keys = int(client.dbsize())
+        if keys and os.environ.get("PYTEST_XDIST_WORKER"):
+            # Run in parallel (pytest-xdist), the other workers' tests hold keys under
+            # their own prefixes already: only a key outside every test prefix is foreign.
+            keys = sum(1 for k in client.scan_iter(count=1000)
+                       if not k.startswith(TEST_PREFIX.encode()))
     except redis.RedisError as exc:
         pytest.exit(f"the test Redis {redact(url)} does not answer: {exc}", returncode=4)
     finally:
@@ -179,6 +184,10 @@ def refuse_nonempty(url: str) -> None:
                     "tests want an empty database: point ROOKHAVEN_TEST_REDIS_URL at an empty "
                     "one, or set ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY=1 to share it",
                     returncode=4)
+
+
+# Every key a test writes to the shared test Redis starts with this (``key_prefix``).
+TEST_PREFIX = "rh-test-"
 
 
 @pytest.fixture(scope="session")
@@ -204,7 +213,7 @@ def key_prefix(redis_url: str) -> Iterator[str]:
     """A key prefix no other test uses; its keys are deleted before and after the test."""
     import redis
 
-    prefix = f"rh-test-{uuid.uuid4().hex[:12]}"
+    prefix = f"{TEST_PREFIX}{uuid.uuid4().hex[:12]}"
     client = redis.Redis.from_url(redis_url)
 
     def clean() -> None:
