@@ -3,8 +3,10 @@
     python bench/mcp_calls.py [--calls N] [--corpus FILE | --documents N]
 
 Each transport makes N sequential ``retrieve`` calls (the query varies, so nothing is
-cached) after a warm-up call, and prints calls/s. The servers are children of this
-script and are stopped before it exits.
+cached) after a warm-up call, and prints calls/s. Over stdio and HTTP the same client also
+calls the SDK's floor (``bench/mcp_floor.py``: a minimal server on the same SDK whose tool
+takes the same arguments and answers at once), in the same run, and the ratio is printed.
+The servers are children of this script and are stopped before it exits.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -57,11 +60,31 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def measure(name: str, make: Callable[[], Client], calls: int) -> None:
+def measure(name: str, make: Callable[[], Client], calls: int) -> float:
     async def go() -> float:
         async with make() as client:
             return await rate(client, calls)
-    print(f"{name:>16}: {anyio.run(go):8.0f} calls/s ({calls} retrieve calls)")
+    found = anyio.run(go)
+    print(f"{name:>22}: {found:8.0f} calls/s ({calls} retrieve calls)", flush=True)
+    return found
+
+
+@contextmanager
+def http_server(command: list[str], env: dict[str, str]) -> Iterator[str]:
+    """``command`` serving streamable HTTP on a free port (appended as --port): its URL."""
+    port = free_port()
+    server = subprocess.Popen([*command, "--http", "--port", str(port)], env=env,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit(f"the HTTP server {command} did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
 
 
 def main() -> None:
@@ -70,6 +93,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="corpus file (default: a synthetic one)")
     parser.add_argument("--documents", type=int, default=2000,
                         help="size of the synthetic corpus (documents)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="alternate ours and the floor this many times")
     args = parser.parse_args()
     # Quiet the SDK's per-request INFO lines (the in-process server configures the root logger).
     logging.basicConfig(level=logging.WARNING)
@@ -78,25 +103,20 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
         env["ROOKHAVEN_CORPUS_PATH"] = str(corpus)
         command = [sys.executable, "-m", "rookhaven.cli.main", "mcp"]
+        floor = [sys.executable, str(Path(__file__).with_name("mcp_floor.py"))]
         measure("in-process", lambda: Client(build_server(Settings(corpus_path=corpus))),
                 args.calls)
-        measure("stdio", lambda: Client(StdioServerParameters(
-            command=command[0], args=command[1:], env=env)), args.calls)
-        port = free_port()
-        server = subprocess.Popen([*command, "--http", "--port", str(port)], env=env,
-                                  stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 30
-            while socket.socket().connect_ex(("127.0.0.1", port)) != 0:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the HTTP server did not start")
-                time.sleep(0.05)
-            measure("streamable HTTP", lambda: Client(f"http://127.0.0.1:{port}/mcp"),
-                    args.calls)
-        finally:
-            server.terminate()
-            server.wait(timeout=15)
-
+        for _ in range(args.rounds):
+            ours = measure("stdio", lambda: Client(StdioServerParameters(
+                command=command[0], args=command[1:], env=env)), args.calls)
+            base = measure("stdio, SDK floor", lambda: Client(StdioServerParameters(
+                command=floor[0], args=floor[1:], env=env)), args.calls)
+            print(f"{'stdio ratio':>22}: {ours / base:8.2f}", flush=True)
+            with http_server(command, env) as url:
+                ours = measure("streamable HTTP", lambda u=url: Client(u), args.calls)
+            with http_server(floor, env) as url:
+                base = measure("HTTP, SDK floor", lambda u=url: Client(u), args.calls)
+            print(f"{'HTTP ratio':>22}: {ours / base:8.2f}", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -42,8 +42,14 @@ class State:
 
 
 def state_of(ctx: Context) -> State:
-    """The lifespan's State; module level because the SDK resolves it by annotation."""
+    """The lifespan's State."""
     return cast(State, ctx.request_context.lifespan_context)
+
+
+async def _resolved_state(ctx: Context) -> State:
+    # Module level because the SDK resolves it by annotation; async because the SDK runs a
+    # plain resolver on a worker thread, a thread hop per tool call for a field read.
+    return state_of(ctx)
 
 
 def _not_bool(value: Any) -> Any:
@@ -72,7 +78,7 @@ Key = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
                            description="a result key (sha256: and 64 lowercase hex digits)")]
 JobId = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
                              description="a job id (its result key: sha256: and 64 hex digits)")]
-InjectedState = Annotated[State, Resolve(state_of)]
+InjectedState = Annotated[State, Resolve(_resolved_state)]
 
 
 def build_request(settings: Settings, query: str, recall_budget: int | None, seed: str | None,
