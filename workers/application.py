@@ -20,14 +20,18 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 FATAL = (SoftTimeLimitExceeded,)
 
 
-def create_app(settings: Settings) -> Celery:
-    """A worker app over ``settings``: its tasks, schedule and lifecycle hooks."""
+def create_app(settings: Settings, compile_kernels: bool = True) -> Celery:
+    """A worker app over ``settings``: its tasks, schedule and lifecycle hooks.
+
+    ``compile_kernels``: compile the engine's kernels in the background at start (else its
+    jobs always take the reference paths: the demo, whose corpus is small and life short).
+    """
     if settings.redis_url is None:
         settings = settings.with_overrides(redis_url=LOCAL_REDIS)
     app = Celery("rookhaven")
     app.conf.update(celery_config(settings))
     app.conf.worker_consumer = "workers.consumer:GuardedConsumer"
-    runtime = WorkerRuntime(settings, FATAL)
+    runtime = WorkerRuntime(settings, FATAL, compile_kernels=compile_kernels)
     register_tasks(app, runtime)
     connect_hooks(app, runtime)
     return app

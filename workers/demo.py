@@ -252,8 +252,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Rookhaven demo: embedded Redis-compatible server (fakeredis) at {url}.\n"
               "It keeps everything in memory: NOT durable; it is all gone when this command "
               "ends.\nA Celery worker runs in this process (solo pool) and consumes from it.")
-        with start_worker(create_app(demo), pool="solo", perform_ping_check=False,
-                          loglevel="ERROR", shutdown_timeout=10):
+        app = create_app(demo, compile_kernels=False)  # 300 documents: no kernel pays
+        with start_worker(app, pool="solo", perform_ping_check=False, loglevel="ERROR",
+                          shutdown_timeout=10):
             pipe = open_pipeline(demo)
             _section("corpus")
             first = pipe.add_corpus(sample_corpus(), "port-ops")

@@ -19,6 +19,7 @@ from celery import Celery
 from celery.bootsteps import RUN
 from celery.signals import (
     beat_init,
+    task_prerun,
     task_received,
     task_rejected,
     worker_init,
@@ -29,10 +30,11 @@ from celery.signals import (
 from kombu.transport import redis as kombu_redis
 
 from rookhaven import metrics
+from rookhaven.core import compiled
 from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
 from rookhaven.pipeline import TASK_BATCH, TASK_JOB
-from rookhaven.pipeline.warmup import warm_up
+from rookhaven.pipeline.warmup import BackgroundWarmUp
 from rookhaven.store import Store
 
 from . import intake
@@ -107,16 +109,30 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
             setattr(kombu_redis.QoS, name,
                     _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
         intake.install()  # a message kombu cannot decode must not end the worker either
-        seconds = warm_up([runtime.settings.engine])
-        log.info("warmed up the engine", extra={"engine": runtime.settings.engine,
-                                                "seconds": round(seconds, 3)})
+        # Jobs run from the start, on the reference paths (the same bytes); the kernels
+        # compile, or load from numba's cache, in a process of their own meanwhile, and
+        # each pool process switches to them at its first task after they are ready.
+        if compiled.AVAILABLE:
+            compiled.hold()
+            if runtime.compile_kernels:
+                runtime.kernels = BackgroundWarmUp([runtime.settings.engine])
+                log.info("compiling the engine's kernels in the background",
+                         extra={"engine": runtime.settings.engine})
+
+    def on_task_start(sender: Any = None, **_: Any) -> None:
+        kernels = runtime.kernels
+        if (kernels is not None and ours(sender) and not compiled.live()
+                and kernels.use_when_ready()):
+            log.info("using the compiled kernels", extra={
+                    "engine": runtime.settings.engine,
+                    "seconds_since_start": round(time.monotonic() - kernels.started, 3)})
 
     def on_worker_init(sender: Any = None, **_: Any) -> None:
         if not ours(sender):
             return
         if runtime.settings.worker_prefetch:
             prefetch()
-        # Everything made so far (modules, the warm-up, prefetched indexes) lives as long as
+        # Everything made so far (modules, prefetched indexes) lives as long as
         # the process: frozen, the pool children's collector never walks it, 5-6% of a cold
         # bm25@3 request at 100k, and never writes to its headers, which would copy the
         # pages the children share with this process.
@@ -176,6 +192,8 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         if not ours(sender):
             return
         stop.set()
+        if runtime.kernels is not None:
+            runtime.kernels.stop()
         try:
             Store.from_settings(runtime.settings).heartbeats.stop(runtime.instance)
         except RookhavenError as exc:
@@ -190,6 +208,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     worker_shutdown.connect(on_shutdown, weak=False)
     task_rejected.connect(on_rejected, weak=False)
     task_received.connect(on_received, weak=False)
+    task_prerun.connect(on_task_start, weak=False)
 
 
 def _delivered_job_ids(request: Any) -> list[str]:

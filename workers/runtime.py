@@ -16,6 +16,7 @@ import uuid
 from rookhaven.config import Settings
 from rookhaven.errors import RookhavenError
 from rookhaven.pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
+from rookhaven.pipeline.warmup import BackgroundWarmUp
 from rookhaven.store import Store
 
 log = logging.getLogger("rookhaven.workers")
@@ -26,8 +27,11 @@ INSTANCE = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 class WorkerRuntime:
     """What one worker app's tasks and hooks share in a process."""
 
-    def __init__(self, settings: Settings, fatal: tuple[type[BaseException], ...] = ()) -> None:
+    def __init__(self, settings: Settings, fatal: tuple[type[BaseException], ...] = (),
+                 compile_kernels: bool = True) -> None:
         self.settings = settings
+        self.compile_kernels = compile_kernels
+        self.kernels: BackgroundWarmUp | None = None  # the compile the main process started
         self.instance = INSTANCE
         self._fatal = fatal
         self._store: Store | None = None

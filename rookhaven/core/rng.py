@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .compiled import njit
+from .compiled import live, njit
 
 _MASK = 0xFFFFFFFF
 
@@ -114,7 +114,7 @@ def _utf16(text: str) -> npt.NDArray[np.uint16]:
 
 def cyrb128(text: str) -> State:
     """Hash ``text`` to four uint32 values, reading UTF-16 code units like ``charCodeAt``."""
-    if _COMPILED is None:
+    if _COMPILED is None or not live():
         return cyrb128_reference(text)
     h1, h2, h3, h4 = cyrb128_many(text, [""]).tolist()[0]
     return h1, h2, h3, h4
@@ -126,7 +126,7 @@ def cyrb128_many(prefix: str, texts: Sequence[str]) -> npt.NDArray[np.uint64]:
     The prefix is read once and the batch is hashed in one call, which is what makes a
     request's tie keys cheap.
     """
-    if _COMPILED is None:
+    if _COMPILED is None or not live():
         state = _absorb(_SEED, _code_units(prefix))
         rows = [_finish(_absorb(state, _code_units(t))) for t in texts]
         return np.array(rows, dtype=np.uint64).reshape(len(rows), 4)

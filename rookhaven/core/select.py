@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .compiled import njit
+from .compiled import live, njit
 from .rng import CodeUnits, prefix_units, segments
 from .streams import tie_keys
 
@@ -89,7 +89,7 @@ def top_k(
     """
     if k <= 0 or len(ords) == 0:
         return [], []
-    if len(ords) >= RANK_NUMPY_FROM and not exclude and _CUT_AND_RANK is not None and (
+    if len(ords) >= RANK_NUMPY_FROM and not exclude and _CUT_AND_RANK is not None and live() and (
             keys.units is not None):
         ranked_o, ranked_u, tied, tied_keys = _CUT_AND_RANK(
             np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), k,

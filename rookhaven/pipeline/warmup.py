@@ -1,10 +1,21 @@
-"""One pass over the shipped sample that builds every compiled path before work arrives."""
+"""Compiling the core's kernels before they are needed: in this process, or in a process of
+its own while this one answers on the reference paths.
+
+    python -m rookhaven.pipeline.warmup [--ready FILE] ENGINE...
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
+from ..core import compiled
 from ..core.engine import Retriever
 from ..sampledata import sample_corpus, sample_requests
 
@@ -17,10 +28,8 @@ def warm_up(engines: Iterable[str]) -> float:
 
     numba compiles a kernel on its first call, or loads it from its on-disk cache: the
     transposition and the union merge at index time, both top-k cuts, the feedback pass, the
-    whole-query lookup of picks a cut did not hold. A cold cache costs about 45 s for
-    bm25@3. Done in a worker's main process before it forks, every pool child inherits the
-    compiled code instead of compiling its own on its first job, which on two cores ran
-    jobs into their time limit.
+    whole-query lookup of picks a cut did not hold. A cold cache costs 20-30 s on 2 cores
+    (most of it the top-k kernel), a warm one about a second.
     """
     started = time.perf_counter()
     documents, requests = sample_corpus(), sample_requests()
@@ -30,3 +39,54 @@ def warm_up(engines: Iterable[str]) -> float:
             for budget in BUDGETS:
                 retriever.result_data(request.model_copy(update={"recall_budget": budget}))
     return time.perf_counter() - started
+
+
+class BackgroundWarmUp:
+    """``warm_up`` in a process of its own, filling numba's on-disk cache, while this process
+    (held: ``core.compiled.hold``) and any it forks answer on the reference paths: the same
+    bytes, from the first request. Once ``ready``, a process releases its hold and loads the
+    kernels from the cache on its next call, without compiling.
+
+    A process, not a thread: a worker forks its pool while the compile runs, and a child
+    forked while another thread holds numba's compiler lock would wait on it forever.
+    """
+
+    def __init__(self, engines: Sequence[str]) -> None:
+        self._directory = tempfile.mkdtemp(prefix="rookhaven-warmup-")
+        self.ready = Path(self._directory) / "ready"
+        self.started = time.monotonic()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "rookhaven.pipeline.warmup", "--ready", str(self.ready),
+             *engines], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+    def use_when_ready(self) -> bool:
+        """Release this process's hold if the kernels are compiled; whether they are."""
+        if compiled.live():
+            return True
+        if not self.ready.exists():
+            return False
+        compiled.release()
+        return True
+
+    def stop(self) -> None:
+        """End the compile if it still runs (the worker is stopping)."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait(timeout=10)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="compile the kernels into numba's cache")
+    parser.add_argument("--ready", type=Path, help="file to create once they are compiled")
+    parser.add_argument("engines", nargs="+")
+    args = parser.parse_args(argv)
+    seconds = warm_up(args.engines)
+    if args.ready is not None:
+        partial = args.ready.with_suffix(".partial")
+        partial.write_text(f"{seconds:.3f}\n", encoding="utf-8")
+        os.replace(partial, args.ready)  # whole or absent: a reader never sees it half made
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

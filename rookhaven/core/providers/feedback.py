@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..compiled import njit
+from ..compiled import live, njit
 from ..index import WEIGHT_ONE, InvertedIndex
 from .impacts import BLOCK
 
@@ -83,7 +83,7 @@ def forward_index(index: InvertedIndex,
     take two bytes where they fit: the same choices from about half the memory on the
     synthetic corpora (ADR 0018, addendum 3)."""
     kept = np.ones(len(index.offsets) - 1, dtype=np.bool_) if keep is None else keep
-    if _tally_kernel is None or _fill_kernel is None:
+    if _tally_kernel is None or _fill_kernel is None or not live():
         return forward_reference(index, kept)
     df = np.diff(index.offsets)
     offsets = np.zeros(index.n_docs + 1, dtype=np.int64)
@@ -228,7 +228,7 @@ def bo1_weights(forward: ForwardIndex, eligible: npt.NDArray[np.bool_],
                 docs: Sequence[int], fb_terms: int) -> dict[int, int]:
     """Bo1 weight per term id of the feedback documents, floored to 1/2**BO1_BITS: the
     compiled choice if numba is here, else the numpy reference (the same integers)."""
-    if _bo1_kernel is None:
+    if _bo1_kernel is None or not live():
         return bo1_reference(forward, eligible, tables, docs, fb_terms)
     slope, floor = tables
     ids, units = _bo1_kernel(forward.offsets, forward.terms, forward.tfs, eligible, slope,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..compiled import njit
+from ..compiled import live, njit
 
 IntArray = npt.NDArray[np.int64]
 
@@ -58,7 +58,7 @@ def lookup(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
            ords: IntArray, wbits: int) -> tuple[IntArray, IntArray] | None:
     """Each document's uncovered sum and matched terms under ``plan``; None without numba
     (the caller scores in numpy)."""
-    if _compiled is None:
+    if _compiled is None or not live():
         return None
     rows = np.array([(offsets[t], offsets[t + 1], w) for _, expansion in plan
                      for t, w in expansion], dtype=np.int64).reshape(-1, 3)

@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from .. import compiled
 from . import kernel
 from .lookup import lookup
 from .unions import UnionPool
@@ -76,7 +77,7 @@ class Bm25Scorer:
 
     def score_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray]:
         """The documents scoring at least the k-th best score, ties at the cut included."""
-        if kernel.AVAILABLE:
+        if compiled.live():
             found = self._kernel_top(plan, k)
             if found is not None:
                 return found
@@ -119,7 +120,7 @@ class Bm25Scorer:
         pool where it fits there (offset by the index's postings: ``kernel.top_candidates``)."""
         starts, top, bits = self._starts, self.term_max, self.weight_bits
         one = 1 << bits
-        unions, n_index = (self.unions if kernel.AVAILABLE else None), len(self.docs)
+        unions, n_index = (self.unions if compiled.live() else None), len(self.docs)
         flat: list[int] = []  # one flat list: numpy reads it 2.5x faster than row tuples
         groups = [0]
         for qtf, expansion in plan:
