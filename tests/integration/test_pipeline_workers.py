@@ -211,15 +211,17 @@ def test_a_job_delivered_to_a_worker_killed_before_its_pool_started_it_moves_on_
 
 
 def pool_children(pid: int) -> list[int]:
-    """The pids whose parent is ``pid`` (a worker's pool processes), from /proc."""
+    """The pids whose parent is ``pid`` and that are Celery processes (a worker's pool, not
+    its kernels' background compile), from /proc."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 stat = (entry / "stat").read_text()
+                command = (entry / "cmdline").read_bytes()
             except OSError:
                 continue  # exited meanwhile
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"celery" in command:
                 found.append(int(entry.name))
     return found
 
