@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
-from rookhaven import RetrievalRequest  # noqa: E402
+from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
+from rookhaven.core.canonical import result_bytes  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
@@ -65,6 +66,16 @@ def main() -> None:
             executor.run(ids, "bench")
         print(f"stored {args.results:,} results of {args.dataset.name} in "
               f"{time.perf_counter() - began:.0f} s", flush=True)
+        # The inline core's rate on the same requests, in this process, for the ratio
+        # (issue 28 target 4: verify --all >= 0.8x of it).
+        retriever = Retriever(docs, settings.engine)
+        requests = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
+                                     seed=f"v{i}") for i in range(args.results)]
+        began = time.perf_counter()
+        for request in requests:
+            result_bytes(retriever.result_data(request))
+        inline = args.results / (time.perf_counter() - began)
+        print(f"inline core, the same {args.results:,} requests: {inline:,.0f}/s", flush=True)
         verifier = Verifier(store, settings)
         for label, selection in (
                 (f"sample of {args.sample}", Selection(sample=args.sample, seed="bench")),
@@ -74,7 +85,8 @@ def main() -> None:
             took = time.perf_counter() - began
             assert run.matched == run.checked and not run.alarms, run
             print(f"{label}: {run.checked:,} replayed and matched in {took:.1f} s "
-                  f"({run.checked / took:,.0f} results/s)", flush=True)
+                  f"({run.checked / took:,.0f} results/s, {run.checked / took / inline:.2f}x "
+                  "the inline core)", flush=True)
     finally:
         keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
         for at in range(0, len(keys), 1000):

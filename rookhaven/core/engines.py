@@ -171,9 +171,19 @@ def stored_engine(ref: str) -> EngineSpec:
     return engine_spec(ref if "@" in ref else f"{ref}@1")
 
 
+# (name, version) as audits record them -> the engine: the verifier asks once a result.
+_BY_LABEL: Mapping[tuple[str, str], EngineSpec] = {
+    (spec.name, f"{CORE_VERSION}.{spec.version}"): spec for spec in ENGINES}
+
+
 def engine_of(label: Mapping[str, Any]) -> EngineSpec | None:
     """The installed engine whose audits record ``label`` (``{"name", "version"}``), if any."""
-    return next((s for s in ENGINES if s.label.model_dump() == dict(label)), None)
+    if set(label) != {"name", "version"}:
+        return None
+    name, version = label["name"], label["version"]
+    if not isinstance(name, str) or not isinstance(version, str):
+        return None
+    return _BY_LABEL.get((name, version))
 
 
 def engine_ref(label: Mapping[str, Any]) -> str:
