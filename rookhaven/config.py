@@ -289,7 +289,8 @@ SPECS: tuple[Spec, ...] = (
          "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
-         "how long one Redis connect or command may take before the store gives up "
+         "how long one Redis connect or command may take, and how long a command that lost "
+         "its connection is retried (a failover, a restart) before the store gives up "
          "(seconds, at most an hour)"),
     Spec("ROOKHAVEN_REDIS_MIN_REPLICAS", "redis_min_replicas", whole(0, 100),
          "replicas that must confirm (Redis WAIT) a job's writes before a worker acknowledges "
