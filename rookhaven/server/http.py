@@ -11,11 +11,14 @@ from __future__ import annotations
 import asyncio
 import hmac
 import ipaddress
+import json
 import logging
+from typing import Any
 
 import h11
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp_types import JSONRPCError
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -24,6 +27,7 @@ from ..config import Settings
 from ..errors import ConfigError
 from ..metrics import registry_for
 from ..store import Store
+from .stdio import readable_id, unreadable
 from .tools import State
 
 log = logging.getLogger(__name__)
@@ -91,12 +95,70 @@ def with_metrics(app: ASGIApp, registry: CollectorRegistry) -> ASGIApp:
     return route
 
 
+class ParseErrorIds:
+    """ASGI middleware: a POST whose JSON the SDK refuses (nesting too deep for its parser, a
+    \\u escape no Unicode text has) is answered under the request's own id where it can be
+    read, as over stdio (``stdio.readable_id``), instead of with id null."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[Any] = []
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        body = b"".join(m.get("body", b"") for m in chunks)
+        replay = iter(chunks)
+
+        async def replayed() -> Any:
+            return next(replay, None) or await receive()
+
+        held: list[Any] = []
+
+        async def answer(message: Any) -> None:
+            if held or (message["type"] == "http.response.start" and message["status"] == 400):
+                held.append(message)
+                if message["type"] == "http.response.body" and not message.get("more_body"):
+                    for each in _with_id(held, body):
+                        await send(each)
+                return
+            await send(message)
+
+        await self.app(scope, replayed, answer)
+
+
+def _with_id(messages: list[Any], request: bytes) -> list[Any]:
+    """A held 400 answer, its JSON-RPC error given the request's id when it had none."""
+    start, *rest = messages
+    body = b"".join(m.get("body", b"") for m in rest)
+    try:
+        error = json.loads(body)
+        found = readable_id(request.decode("utf-8", "surrogatepass"))
+    except (ValueError, UnicodeDecodeError):
+        return messages
+    if not isinstance(error, dict) or error.get("id") is not None or found is None:
+        return messages
+    problem = str((error.get("error") or {}).get("message", "")).removeprefix("Parse error: ")
+    fixed = JSONRPCError(jsonrpc="2.0", id=found, error=unreadable(problem)
+                         ).model_dump_json(by_alias=True, exclude_none=True).encode()
+    headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+    headers.append((b"content-length", str(len(fixed)).encode()))
+    return [{**start, "headers": headers}, {"type": "http.response.body", "body": fixed}]
+
+
 def http_app(server: MCPServer[State], host: str, token: str | None,
              registry: CollectorRegistry | None = None) -> ASGIApp:
     """The server's streamable HTTP app at /mcp (and /metrics when given a registry),
     behind the token check when there is one."""
     check_bind(host, token)
-    app: ASGIApp = server.streamable_http_app(streamable_http_path=PATH, host=host)
+    app: ASGIApp = ParseErrorIds(server.streamable_http_app(streamable_http_path=PATH,
+                                                            host=host))
     if registry is not None:
         app = with_metrics(app, registry)
     return app if token is None else BearerToken(app, token)

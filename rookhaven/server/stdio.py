@@ -82,6 +82,14 @@ def readable_id(line: str) -> RequestId | None:
     return _request_id(found.get("id")) if isinstance(found, dict) else None
 
 
+def unreadable(problem: str) -> ErrorData:
+    """The error for JSON the SDK's parser refused (``problem``, its words) in a request
+    whose id could still be read."""
+    return ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: this server cannot read "
+                                                   f"it ({problem}); nest less deeply and "
+                                                   "send text as valid Unicode")
+
+
 def rejection(exc: Exception) -> JSONRPCError:
     """The JSON-RPC error for an input line the transport could not read as a message."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
@@ -93,10 +101,7 @@ def rejection(exc: Exception) -> JSONRPCError:
             return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
                 code=PARSE_ERROR, message="Parse error: not valid JSON"))
         problem = str(invalid[0]["msg"]).removeprefix("Invalid JSON: ")
-        return JSONRPCError(jsonrpc="2.0", id=request, error=ErrorData(
-            code=INVALID_REQUEST, message=f"Invalid Request: this server cannot read it "
-                                          f"({problem}); nest less deeply and send text as "
-                                          "valid Unicode"))
+        return JSONRPCError(jsonrpc="2.0", id=request, error=unreadable(problem))
     ids = [e["input"].get("id") for e in errors if isinstance(e.get("input"), dict)]
     found = next((i for i in map(_request_id, ids) if i is not None), None)
     return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,3 +153,34 @@ def test_a_half_sent_request_is_dropped_after_the_read_timeout(corpus: Path) -> 
             assert sock.recv(1024) == b""
     finally:
         _stop(proc)
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], str]:
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, dict(reply.headers), reply.read().decode()
+    except urllib.error.HTTPError as refused:
+        return refused.code, dict(refused.headers), refused.read().decode()
+
+
+def test_json_the_sdk_cannot_parse_is_answered_under_its_own_id(open_server: str) -> None:
+    headers = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+    status, reply, _ = _post(open_server, json.dumps(hello).encode(), headers)
+    assert status == 200
+    session = {k.lower(): v for k, v in reply.items()}.get("mcp-session-id")
+    if session:
+        headers["mcp-session-id"] = session
+    deep = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + b"[" * 50_000
+            + b"]" * 50_000 + b"}")
+    surrogate = (b'{"jsonrpc":"2.0","id":"s8","method":"tools/call","params":{"name":'
+                 b'"retrieve","arguments":{"query":"\\ud800"}}}')
+    for body, wanted in ((deep, 7), (surrogate, "s8"), (b"not json", None)):
+        status, _, text = _post(open_server, body, headers)
+        answer = json.loads(text)
+        assert status == 400 and answer["id"] == wanted, text
+        assert answer["error"]["code"] == (-32700 if wanted is None else -32600)
