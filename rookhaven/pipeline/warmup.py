@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -69,10 +70,11 @@ class BackgroundWarmUp:
         return True
 
     def stop(self) -> None:
-        """End the compile if it still runs (the worker is stopping)."""
+        """End the compile if it still runs and remove its marker (the worker is stopping)."""
         if self._proc.poll() is None:
             self._proc.kill()
         self._proc.wait(timeout=10)
+        shutil.rmtree(self._directory, ignore_errors=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
