@@ -62,6 +62,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # would otherwise pay just to build the parser.
     import anyio
 
+    from ..core import compiled
+    from ..pipeline.warmup import BackgroundWarmUp
     from ..server import build_server
     from ..server.http import check_bind, serve_http
     from ..server.stdio import serve_stdio
@@ -71,9 +73,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.http:
         check_bind(settings.mcp_host, settings.mcp_token)
     route_library_logs(settings.log_level)
-    server = build_server(settings)
-    if args.http:
-        serve_http(server, settings)
-    else:
-        anyio.run(serve_stdio, server)
+    # A first call must not wait for numba's compile (20-30 s from an empty cache): the
+    # server answers on the reference paths until the kernels are ready (ADR 0026).
+    kernels = None
+    if compiled.AVAILABLE:
+        compiled.hold()
+        kernels = BackgroundWarmUp([settings.engine])
+    try:
+        server = build_server(settings, kernels=kernels)
+        if args.http:
+            serve_http(server, settings)
+        else:
+            anyio.run(serve_stdio, server)
+    finally:
+        if kernels is not None:
+            kernels.stop()
     return 0

@@ -7,6 +7,7 @@ and logging, no prompts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -18,6 +19,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, SetLe
 
 from .. import __version__
 from ..config import Settings
+from ..pipeline.warmup import BackgroundWarmUp
 from . import resources
 from .arguments import StrictTool
 from .backend import open_backend
@@ -26,6 +28,8 @@ from .ports import Backend
 from .runs import RunBoard
 from .runtools import RUN_TOOLS
 from .tools import RETRIEVAL, TOOLS, State, limits
+
+log = logging.getLogger("rookhaven.server")
 
 INSTRUCTIONS = (
     "Seeded, auditable, reproducible retrieval. `retrieve` ranks a corpus and returns the "
@@ -40,11 +44,16 @@ INSTRUCTIONS = (
 
 class RookhavenServer(MCPServer[State]):
     """The SDK's server with an unknown tool answered as the spec names it: JSON-RPC error
-    -32602, not a tool result."""
+    -32602, not a tool result; and the compiled kernels taken up once they are ready."""
+
+    kernels: BackgroundWarmUp | None = None
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[State, Any] | None = None,
                         ) -> CallToolResult | InputRequiredResult:
+        if self.kernels is not None and self.kernels.use_when_ready():
+            log.info("using the compiled kernels")
+            self.kernels = None
         if self._tool_manager.get_tool(name) is None:
             known = ", ".join(t.name for t in self._tool_manager.list_tools())
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; this server's tools are "
@@ -52,10 +61,12 @@ class RookhavenServer(MCPServer[State]):
         return await super().call_tool(name, arguments, context)
 
 
-def build_server(settings: Settings, backend: Backend | None = None) -> MCPServer[State]:
+def build_server(settings: Settings, backend: Backend | None = None,
+                 kernels: BackgroundWarmUp | None = None) -> MCPServer[State]:
     """The MCP server over ``backend``, or over one chosen from ``settings`` at startup.
 
-    A backend passed in belongs to the caller and is not closed here.
+    A backend passed in belongs to the caller and is not closed here. ``kernels``: their
+    compile, started by the caller, whose result the server takes up when ready.
     """
 
     @asynccontextmanager
@@ -76,6 +87,7 @@ def build_server(settings: Settings, backend: Backend | None = None) -> MCPServe
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]
         tools=list[Any](tools),
     )
+    server.kernels = kernels
     resources.register(server)
     lowlevel = server._lowlevel_server
     # No prompts are offered, so none are advertised: prompts/* is then "method not found".
