@@ -18,20 +18,10 @@ from typing import Any
 from celery.worker.consumer import Consumer
 
 from rookhaven.errors import MessageError
-from rookhaven.pipeline import (
-    TASK_BATCH,
-    TASK_CHECKPOINT,
-    TASK_HEAL,
-    TASK_JOB,
-    TASK_SWEEP,
-    TASK_VERIFY,
-)
+from rookhaven.pipeline import TASKS
 
 from .inbound import check_body, check_headers
 from .intake import OWNER
-
-# The tasks a message may name: Rookhaven's own, not Celery's built-in ones.
-TASKS = frozenset({TASK_JOB, TASK_BATCH, TASK_SWEEP, TASK_HEAL, TASK_CHECKPOINT, TASK_VERIFY})
 
 
 class GuardedConsumer(Consumer):  # type: ignore[misc]

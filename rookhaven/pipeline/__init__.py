@@ -19,6 +19,7 @@ from .celeryconf import (
     TASK_JOB,
     TASK_SWEEP,
     TASK_VERIFY,
+    TASKS,
     celery_config,
 )
 from .dispatch import CeleryDispatcher, Dispatcher
@@ -29,6 +30,7 @@ from .service import JobRef, Pipeline, SweepReport
 __all__ = [
     "QUEUE",
     "QUEUE_RECOVERY",
+    "TASKS",
     "TASK_BATCH",
     "TASK_CHECKPOINT",
     "TASK_HEAL",

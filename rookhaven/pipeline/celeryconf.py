@@ -32,6 +32,8 @@ TASK_SWEEP = "rookhaven.sweep"
 TASK_VERIFY = "rookhaven.verify"
 TASK_CHECKPOINT = "rookhaven.checkpoint"
 TASK_HEAL = "rookhaven.heal"
+# Every task a Rookhaven worker runs: a message naming anything else is refused.
+TASKS = frozenset({TASK_JOB, TASK_BATCH, TASK_SWEEP, TASK_VERIFY, TASK_CHECKPOINT, TASK_HEAL})
 QUEUE = "rookhaven"
 # Sweeps and the jobs they re-enqueue go here, not behind the backlog in QUEUE: workers
 # consume both and kombu alternates between non-empty queues, so a dead worker's jobs and

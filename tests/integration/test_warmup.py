@@ -15,15 +15,7 @@ from rookhaven import Retriever, canonical_bytes
 from rookhaven.core.compiled import AVAILABLE
 from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, all_done, documents, pipeline, requests
-
-# Every top-level compiled function (the inlined helpers compile inside these).
-KERNELS = {
-    "rookhaven.core.providers.kernel": ["_kernel", "_union"],
-    "rookhaven.core.providers.feedback": ["_tally_kernel", "_fill_kernel", "_bo1_kernel"],
-    "rookhaven.core.providers.lookup": ["_compiled"],
-    "rookhaven.core.select": ["_CUT_AND_RANK"],
-    "rookhaven.core.rng": ["_COMPILED"],
-}
+from tests.kernels import KERNELS
 
 PROBE = f"""
 import importlib, json

@@ -12,18 +12,10 @@ from rookhaven import RetrievalRequest, Retriever
 from rookhaven.core import compiled
 from rookhaven.core.canonical import result_bytes
 from rookhaven.sampledata import sample_corpus, sample_requests
+from tests.kernels import KERNELS
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
 
-# Every compiled entry point, by module and attribute (tests/integration/test_warmup.py
-# checks the warm-up compiles each of them).
-KERNELS = {
-    "rookhaven.core.providers.kernel": ["_kernel", "_union"],
-    "rookhaven.core.providers.feedback": ["_tally_kernel", "_fill_kernel", "_bo1_kernel"],
-    "rookhaven.core.providers.lookup": ["_compiled"],
-    "rookhaven.core.select": ["_CUT_AND_RANK"],
-    "rookhaven.core.rng": ["_COMPILED"],
-}
 
 
 @pytest.fixture
