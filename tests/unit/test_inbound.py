@@ -71,3 +71,25 @@ def test_a_body_the_task_cannot_take_is_refused(content_type: str | None, encodi
                                                body: bytes, says: str) -> None:
     with pytest.raises(MessageError, match=says):
         check_body(content_type, encoding, body, run_job)
+
+
+# kombu's own Redis read as workers/intake.py mirrors it (kombu 5.7.0). A kombu upgrade that
+# changes it fails here, so the mirror is reviewed before it can drift from what it replaces.
+MIRRORED_READ = "c42518699709f2df90f55a048fe6346612ae5527e5c4a6819f2c0920dc62088f"
+
+
+def test_the_kombu_read_the_intake_replaces_is_the_one_it_mirrors() -> None:
+    import hashlib
+    import inspect
+
+    from kombu.transport import redis as kombu_redis
+
+    from workers import intake
+
+    read = kombu_redis.Channel._brpop_read
+    if read is intake.read:  # installed in this process: nothing left to compare
+        pytest.skip("workers.intake is installed in this process")
+    source = inspect.getsource(read)
+    assert hashlib.sha256(source.encode()).hexdigest() == MIRRORED_READ, (
+        "kombu's Channel._brpop_read changed: bring workers/intake.read in step with it, "
+        "then update MIRRORED_READ")
