@@ -121,11 +121,10 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
 
     def on_task_start(sender: Any = None, **_: Any) -> None:
         kernels = runtime.kernels
-        if (kernels is not None and ours(sender) and not compiled.live()
-                and kernels.use_when_ready()):
+        if kernels is not None and ours(sender) and kernels.switch_if_ready():
             log.info("using the compiled kernels", extra={
-                    "engine": runtime.settings.engine,
-                    "seconds_since_start": round(time.monotonic() - kernels.started, 3)})
+                "engine": runtime.settings.engine,
+                "seconds_since_start": round(time.monotonic() - kernels.started, 3)})
 
     def on_worker_init(sender: Any = None, **_: Any) -> None:
         if not ours(sender):

@@ -48,6 +48,10 @@ def canonical_bytes(value: BaseModel | Any) -> bytes:
     return encoded
 
 
+# The frame of a result's canonical bytes: its audit first, then its hits (keys sorted).
+_HEAD, _HITS = b'{"audit":', b',"hits":'
+
+
 def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
     """The canonical bytes of a result and of its audit, the audit encoded once.
 
@@ -59,7 +63,13 @@ def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
     if result.keys() != {"audit", "hits"}:
         return canonical_bytes(result), canonical_bytes(result["audit"])
     audit = canonical_bytes(result["audit"])
-    return b'{"audit":' + audit + b',"hits":' + canonical_bytes(result["hits"]) + b"}", audit
+    return _HEAD + audit + _HITS + canonical_bytes(result["hits"]) + b"}", audit
+
+
+def embeds(result: bytes, audit: bytes) -> bool:
+    """Whether ``result`` frames exactly these ``audit`` bytes, as ``result_bytes`` writes
+    every result: then both are one encoding, and no parse is needed to say so."""
+    return result.startswith(_HEAD + audit + _HITS)
 
 
 def sha256_digest(data: bytes) -> str:

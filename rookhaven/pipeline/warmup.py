@@ -60,11 +60,10 @@ class BackgroundWarmUp:
             [sys.executable, "-m", "rookhaven.pipeline.warmup", "--ready", str(self.ready),
              *engines], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 
-    def use_when_ready(self) -> bool:
-        """Release this process's hold if the kernels are compiled; whether they are."""
-        if compiled.live():
-            return True
-        if not self.ready.exists():
+    def switch_if_ready(self) -> bool:
+        """Release this process's hold if the kernels are compiled: True for the call that
+        switched (a process switches once), False before and after."""
+        if compiled.live() or not self.ready.exists():
             return False
         compiled.release()
         return True

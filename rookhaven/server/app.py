@@ -51,9 +51,8 @@ class RookhavenServer(MCPServer[State]):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[State, Any] | None = None,
                         ) -> CallToolResult | InputRequiredResult:
-        if self.kernels is not None and self.kernels.use_when_ready():
+        if self.kernels is not None and self.kernels.switch_if_ready():
             log.info("using the compiled kernels")
-            self.kernels = None
         if self._tool_manager.get_tool(name) is None:
             known = ", ".join(t.name for t in self._tool_manager.list_tools())
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; this server's tools are "

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from ..core.canonical import embeds
 from ..core.leaf import leaf_for
 from ..core.merkle import leaf_hash
 from ..errors import IntegrityError, NotFoundError
@@ -46,7 +47,7 @@ class ResultStore:
                   audit: bytes) -> Reply[str]:
         """``put``, queued on ``round_``; its IntegrityError is raised by ``Reply.get``, or
         at once (nothing queued) if ``result`` does not embed ``audit``."""
-        if not result.startswith(b'{"audit":' + audit + b',"hits":'):
+        if not embeds(result, audit):
             # Both copies come from one encoding (core.canonical.result_bytes); a pair that
             # disagrees was assembled from two computations and must never be stored.
             raise IntegrityError(

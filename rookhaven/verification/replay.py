@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..config import Settings
-from ..core.canonical import canonical_bytes
+from ..core.canonical import canonical_bytes, embeds
 from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
@@ -89,7 +89,7 @@ class Replayer:
         # The result embeds its audit: both copies must agree before the audit is trusted.
         # Stored results frame the audit's own bytes (core.canonical.result_bytes), so a
         # byte comparison settles it; anything else is parsed and compared as JSON.
-        if not stored.startswith(b'{"audit":' + stored_audit + b',"hits":'):
+        if not embeds(stored, stored_audit):
             embedded = _parse(stored)
             if (not isinstance(embedded, dict)
                     or canonical_bytes(embedded.get("audit")) != stored_audit):
