@@ -47,6 +47,9 @@ import peers  # noqa: E402
 from peers import Search, build_bm25s, build_tantivy  # noqa: E402
 
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
+from rookhaven.core.corpus import Corpus  # noqa: E402
+from rookhaven.core.corpusstream import CorpusStream  # noqa: E402
+from rookhaven.errors import CorpusError  # noqa: E402
 from rookhaven.evaluation import evaluate_run, load_collection  # noqa: E402
 
 DATASETS = ("cranfield", "cisi", "cacm", "npl")
@@ -71,8 +74,9 @@ def build_rank_bm25(ids: list[str], texts: list[str]) -> Search:
     return peers.build_rank_bm25(ids, [analyzer.terms(t) for t in texts], analyzer.terms)
 
 
-def build_rookhaven(documents: list[Document], decompose: bool = True, *, models: bool = True,
-                    engine: str = "bm25", cold: bool = False, **params: object) -> Search:
+def build_rookhaven(documents: Corpus | CorpusStream | list[Document], decompose: bool = True,
+                    *, models: bool = True, engine: str = "bm25", cold: bool = False,
+                    **params: object) -> Search:
     """Rookhaven's full retrieve: decomposition, ranking, audit record. With ``models``, the
     validated pydantic result (``Retriever.retrieve``); without, the canonical result bytes
     a worker stores (``Retriever.result_data`` encoded), ids read back from the plain data."""
@@ -135,40 +139,52 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
               freeze: bool = True) -> dict[str, object]:
     """Load, build and query one engine in this process; the numbers as a dict."""
     start = time.perf_counter()
-    # Stream the file: no engine pays for holding the parsed JSON next to its own copy.
-    with open(corpus_dir / "corpus.jsonl", "rb") as lines:
-        if engine.startswith("rookhaven"):
-            from rookhaven.core.corpus import Corpus
-            # Plain records straight into the compact corpus: no Document model per line.
-            corpus = Corpus.from_records({"id": r["_id"], "text": r["text"]}
-                                         for r in map(orjson.loads, lines))
-        else:
-            ids, texts = [], []
-            for r in map(orjson.loads, lines):
-                ids.append(r["_id"])
-                texts.append(r["text"])
-    loaded, load_rss = time.perf_counter() - start, rss_mb()
-    start = time.perf_counter()
+    streamed = False
     if engine.startswith("rookhaven"):
         # "rookhaven:bm25@1" names an engine version; plain "rookhaven" is the default one.
         kind, _, version = engine.partition(":")
-        search: Search = build_rookhaven(corpus, models=kind == "rookhaven-model",  # type: ignore[arg-type]
-                                         engine=version or "bm25",
-                                         cold=kind == "rookhaven-cold")
-    elif engine == "bm25s":
-        search = build_bm25s(ids, texts)
-    elif engine == "bm25s-numba":
-        search = build_bm25s(ids, texts, backend="numba")
-    elif engine == "tantivy":
-        search = build_tantivy(ids, texts)
+        # Streamed into the index, as a worker loads a stored corpus: each line is parsed,
+        # hashed and dropped, so reading the file is part of the build (load_s 0). A file
+        # not in id order cannot stream; it is read whole first.
+        try:
+            with open(corpus_dir / "corpus.jsonl", "rb") as lines:
+                source: Any = CorpusStream.from_records(
+                    {"id": r["_id"], "text": r["text"]} for r in map(orjson.loads, lines))
+                loaded, load_rss = 0.0, rss_mb()
+                search: Search = build_rookhaven(source, models=kind == "rookhaven-model",
+                                                 engine=version or "bm25",
+                                                 cold=kind == "rookhaven-cold")
+                streamed = True
+        except CorpusError:
+            with open(corpus_dir / "corpus.jsonl", "rb") as lines:
+                source = Corpus.from_records({"id": r["_id"], "text": r["text"]}
+                                             for r in map(orjson.loads, lines))
+            loaded, load_rss = time.perf_counter() - start, rss_mb()
+            start = time.perf_counter()
+            search = build_rookhaven(source, models=kind == "rookhaven-model",
+                                     engine=version or "bm25", cold=kind == "rookhaven-cold")
     else:
-        raise SystemExit(f"unknown engine {engine!r}; choose from {', '.join(SPEED_ENGINES)}")
+        ids, texts = [], []
+        with open(corpus_dir / "corpus.jsonl", "rb") as lines:
+            for r in map(orjson.loads, lines):
+                ids.append(r["_id"])
+                texts.append(r["text"])
+        loaded, load_rss = time.perf_counter() - start, rss_mb()
+        start = time.perf_counter()
+        if engine == "bm25s":
+            search = build_bm25s(ids, texts)
+        elif engine == "bm25s-numba":
+            search = build_bm25s(ids, texts, backend="numba")
+        elif engine == "tantivy":
+            search = build_tantivy(ids, texts)
+        else:
+            raise SystemExit(f"unknown engine {engine!r}; choose from {', '.join(SPEED_ENGINES)}")
     built, build_peak = time.perf_counter() - start, peak_mb()
     if freeze:
         gc.freeze()
     out: dict[str, object] = {"engine": engine, "load_s": round(loaded, 1),
                               "rss_after_load_mb": round(load_rss), "build_s": round(built, 1),
-                              "peak_after_build_mb": round(build_peak)}
+                              "peak_after_build_mb": round(build_peak), "streamed": streamed}
     for name in ("q3", "q8"):
         queries = _read_queries(corpus_dir / f"{name}.jsonl")
         search(queries[0], 10)  # warm-up (compilation, caches)

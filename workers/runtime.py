@@ -50,7 +50,7 @@ class WorkerRuntime:
         settings = self.settings
         store = Store.from_settings(settings)
         try:
-            cache = RetrieverCache(store.corpora.load, settings.index_cache_size)
+            cache = RetrieverCache(store.corpora.stream, settings.index_cache_size)
             digests = store.corpora.recent(settings.worker_prefetch)
             for digest in reversed(digests):  # the newest is used last: evicted last
                 cache.get(digest, settings.engine, {})
@@ -69,7 +69,7 @@ class WorkerRuntime:
         """This process's executor, with its index cache."""
         if self._executor is None:
             store = self.store()
-            cache = (self._prefetched.rebound(store.corpora.load)
+            cache = (self._prefetched.rebound(store.corpora.stream)
                      if self._prefetched is not None else None)
             self._executor = Executor(store, self.settings, self._fatal, cache)
         return self._executor

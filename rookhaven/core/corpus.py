@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 from operator import lt
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,13 @@ from .canonical import to_plain
 _KEYS = ("id", "text", "fields", "metadata")
 _SCALARS = (str, int, float, bool, type(None))
 _SPAN_BLOCK = 1 << 16  # line bounds turned into Python ints at a time
+
+
+class RecordSource(Protocol):
+    """Documents in id order as plain dicts, a chunk at a time: what an index is built
+    from (a ``Corpus``, or a ``core.corpusstream.CorpusStream`` read once)."""
+
+    def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]: ...
 
 
 def document_bytes(doc: Document) -> bytes:
@@ -242,6 +249,12 @@ class Corpus(Sequence[Document]):
         buffer, loads = self._buffer, orjson.loads
         for s, e in self._spans(start, len(self) if stop is None else min(stop, len(self))):
             yield loads(buffer[s:e])
+
+    def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:
+        """The documents as plain dicts, ``size`` at a time, in id order (as an index
+        builder reads a ``CorpusStream``)."""
+        for start in range(0, len(self), size):
+            yield self.records(start, start + size)
 
     def canonical_lines(self) -> Iterator[bytes]:
         """The canonical corpus as JSON lines, newline-terminated, in id order."""

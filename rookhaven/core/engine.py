@@ -16,6 +16,7 @@ from ..errors import ConfigError
 from ..models import RetrievalRequest, RetrievalResult
 from .allocate import largest_remainder
 from .corpus import Corpus, as_corpus
+from .corpusstream import CorpusStream, CorpusSummary
 from .decompose import decompose
 from .engines import make_provider
 from .identity import CORE_VERSION, engine_identity
@@ -41,14 +42,24 @@ def resolve_provider(provider: str | ScoringProvider, params: dict[str, Any]) ->
 class Retriever:
     """A corpus indexed for one provider configuration, ready to answer requests."""
 
-    def __init__(self, corpus: Corpus | Iterable[Any], provider: str | ScoringProvider = "bm25",
-                 **params: Any) -> None:
-        self.corpus = as_corpus(corpus)
+    corpus: Corpus | CorpusSummary
+
+    def __init__(self, corpus: Corpus | CorpusStream | Iterable[Any],
+                 provider: str | ScoringProvider = "bm25", **params: Any) -> None:
+        whole = None if isinstance(corpus, CorpusStream) else as_corpus(corpus)
         self.provider = resolve_provider(provider, params)
         if self.provider.merge not in MERGE_ORDERS:
             raise ConfigError(f"unknown merge order {self.provider.merge!r}; "
                               f"choose one of: {', '.join(MERGE_ORDERS)}")
-        self.index = self.provider.build(self.corpus)
+        if whole is not None:
+            self.index = self.provider.build(whole)
+            self.corpus = whole
+        else:  # the lines pass through the build; only the ids and the digest stay
+            assert isinstance(corpus, CorpusStream)
+            self.index = self.provider.build(corpus)
+            self.corpus = corpus.summary()
+            if not self.corpus.ids:
+                as_corpus(())  # the one message for an empty corpus
         self.identity = engine_identity(self.provider)
         self.engine = self.identity.engine
         self.config = self.identity.config

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ..errors import ConfigError
 from .analyzer import Analyzer
-from .corpus import Corpus
+from .corpus import RecordSource
 
 WEIGHT_BITS = 4
 WEIGHT_ONE = 1 << WEIGHT_BITS
@@ -222,12 +222,12 @@ class _Builder:
                              lengths=lengths)
 
 
-def build_index(corpus: Corpus, analyzer: Analyzer,
+def build_index(corpus: RecordSource, analyzer: Analyzer,
                 field_weights: Mapping[str, float] | None = None) -> InvertedIndex:
-    """Index ``corpus`` with ``analyzer``; field ``text`` is the body, other fields weigh 1.0
-    unless ``field_weights`` says otherwise."""
+    """Index ``corpus`` (a Corpus or a CorpusStream) with ``analyzer``; field ``text`` is
+    the body, other fields weigh 1.0 unless ``field_weights`` says otherwise."""
     weights = fixed_weights(field_weights or {})
     builder = _Builder(analyzer, weights)
-    for start in range(0, len(corpus), CHUNK_DOCS):
-        builder.add_chunk(corpus.records(start, start + CHUNK_DOCS))
+    for chunk in corpus.record_chunks(CHUNK_DOCS):
+        builder.add_chunk(chunk)
     return builder.finish()

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.canonical import canonical_bytes
 from ..core.corpus import Corpus
+from ..core.corpusstream import CorpusStream
 from ..core.engine import Retriever
 from ..core.engines import make_provider
 from ..core.identity import EngineIdentity, engine_identity
@@ -21,7 +22,7 @@ from ..core.providers import ScoringProvider
 class RetrieverCache:
     """Up to ``size`` Retrievers, keyed by corpus digest and engine config digest."""
 
-    def __init__(self, load: Callable[[str], Corpus], size: int) -> None:
+    def __init__(self, load: Callable[[str], Corpus | CorpusStream], size: int) -> None:
         self._load = load
         self._size = size
         self._providers: dict[tuple[str, bytes], tuple[ScoringProvider, EngineIdentity]] = {}
@@ -52,7 +53,7 @@ class RetrieverCache:
             self._retrievers.popitem(last=False)
         return built
 
-    def rebound(self, load: Callable[[str], Corpus]) -> RetrieverCache:
+    def rebound(self, load: Callable[[str], Corpus | CorpusStream]) -> RetrieverCache:
         """A cache holding what this one holds, loading misses with ``load`` (a forked pool
         process keeps the indexes its parent built, not the parent's Redis connection)."""
         copy = RetrieverCache(load, self._size)

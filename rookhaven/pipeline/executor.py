@@ -41,7 +41,7 @@ class Executor:
         # below the default where the caller shows progress instead (inline runs).
         self._job_lines = job_lines
         self.settings = settings
-        self.cache = cache or RetrieverCache(store.corpora.load, settings.index_cache_size)
+        self.cache = cache or RetrieverCache(store.corpora.stream, settings.index_cache_size)
         # Exceptions that must end the task at once (the soft time limit), after recording.
         self._fatal = fatal
 

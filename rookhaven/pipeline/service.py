@@ -72,7 +72,7 @@ class Pipeline:
         self.dispatcher = dispatcher
         self.settings = settings
         # Only providers and their identities are used here; nothing is indexed.
-        self._providers = RetrieverCache(store.corpora.load, 1)
+        self._providers = RetrieverCache(store.corpora.stream, 1)
 
     def add_corpus(self, documents: Sequence[Document] | Corpus,
                    name: str | None = None) -> CorpusEntry:

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 from ..config import Settings
+from ..core.corpus import Corpus
 from ..core.engine import Retriever
 from ..core.engines import engine_spec
 from ..core.identity import result_key
@@ -70,7 +71,7 @@ class InlineBackend:
                 return retriever
             with self._lock:  # another engine over the same loaded corpus, built once
                 if self._others.get(ref, (None,))[0] is not retriever:
-                    self._others[ref] = (retriever, Retriever(retriever.corpus, ref))
+                    self._others[ref] = (retriever, Retriever(_whole(retriever), ref))
                 return self._others[ref][1]
         raise NotFoundError(f"unknown corpus {corpus!r}; this server has only {self.name!r} "
                             f"({retriever.corpus.digest}); see list_corpora")
@@ -93,7 +94,7 @@ class InlineBackend:
 
     def corpus(self, ref: str) -> CorpusData:
         """The file's corpus, by its name or digest, as canonical JSON lines."""
-        corpus = self._resolve(ref).corpus
+        corpus = _whole(self._resolve(ref))
         return CorpusData(name=self.name, digest=corpus.digest, documents=len(corpus),
                           lines=b"".join(corpus.canonical_lines()))
 
@@ -133,3 +134,10 @@ class InlineBackend:
 
     def close(self) -> None:
         self._loaded = None
+
+
+def _whole(retriever: Retriever) -> Corpus:
+    """The corpus ``retriever`` indexed: this server loads files whole, never streamed."""
+    corpus = retriever.corpus
+    assert isinstance(corpus, Corpus)
+    return corpus

@@ -55,7 +55,7 @@ class PipelineBackend:
         self.wait = settings.task_time_limit if wait is None else wait
         # One index cache for replays and inline ranking; the lock keeps two threads from
         # building the same index at once.
-        self._indexes = RetrieverCache(self.store.corpora.load, settings.index_cache_size)
+        self._indexes = RetrieverCache(self.store.corpora.stream, settings.index_cache_size)
         self._replayer = Replayer(self.store, settings, self._indexes)
         self._lock = threading.Lock()
         self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "

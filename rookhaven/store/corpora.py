@@ -3,7 +3,8 @@
 A corpus is its canonical JSON lines (core.corpus), cut into pieces of at most the chunk
 size so no single Redis value grows without bound. Chunks and the meta hash are written in
 one MULTI, meta included, so a corpus is either wholly stored or absent; it is never
-changed afterwards (a change is a new digest). Loading re-hashes the bytes.
+changed afterwards (a change is a new digest). Loading re-hashes the bytes; streaming (what
+an index build reads) re-hashes them as they pass, a page of chunks at a time.
 
 References: ``sha256:<hex>`` (a digest), ``latest`` (the corpus stored most recently),
 ``NAME`` (the newest version registered under NAME) and ``NAME@N`` (its N-th version).
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 import orjson
 
 from ..core.corpus import Corpus
+from ..core.corpusstream import CorpusStream
 from ..errors import CorpusError, IntegrityError, NotFoundError
 from .connection import translated
 from .context import StoreContext, text
@@ -163,6 +165,34 @@ class CorpusStore:
             return versions[int(version) - 1]
         raise NotFoundError(f"corpus {name!r} has versions 1..{len(versions)}; "
                             f"got {version!r}")
+
+    def stream(self, digest: str, page: int = 8) -> CorpusStream:
+        """The stored corpus ``digest`` as its lines, read ``page`` chunks at a time while an
+        index is built from them and re-hashed as they pass (IntegrityError at the end if
+        they changed): no whole copy of the corpus is held."""
+        ctx, k = self._ctx, self._ctx.keys
+        stored_bytes = self.entry(digest).bytes
+        with translated(ctx.client, f"reading corpus {digest}"):
+            meta = ctx.client.hget(k.corpus_meta(digest), "chunks")
+        count = int(text(meta)) if meta is not None else 0
+
+        def lines() -> Iterator[bytes]:
+            rest, size = b"", 0
+            for at in range(0, count, page):
+                with translated(ctx.client, f"reading corpus {digest}"):
+                    chunks = ctx.client.mget([k.corpus_chunk(digest, i)
+                                              for i in range(at, min(at + page, count))])
+                for chunk in chunks:
+                    if chunk is None:
+                        raise IntegrityError(f"corpus {digest} is missing chunks in the store")
+                    size += len(chunk)
+                    *whole, rest = (rest + bytes(chunk)).split(b"\n")
+                    yield from whole
+            if rest or size != stored_bytes:
+                raise IntegrityError(f"stored corpus {digest} holds {size} bytes, not the "
+                                     f"{stored_bytes} stored: its bytes were changed in Redis; "
+                                     "add the corpus file again under a new name")
+        return CorpusStream.from_lines(lines(), digest)
 
     def load(self, digest: str) -> Corpus:
         """The stored corpus ``digest``, its bytes re-hashed; IntegrityError if they differ."""

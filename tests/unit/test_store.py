@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import fakeredis
 import pytest
 
-from rookhaven import Document, RetrievalRequest, canonical_bytes
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
 from rookhaven.core.corpus import Corpus
 from rookhaven.errors import (
@@ -116,6 +116,35 @@ def test_a_tampered_corpus_chunk_is_an_integrity_error_on_load(store: Store) -> 
     store.client.set(key, store.client.get(key).replace(b"berth", b"barth"))
     with pytest.raises(IntegrityError, match=digest):
         store.corpora.load(digest)
+
+
+def test_a_stored_corpus_streams_into_an_index_a_page_at_a_time(store: Store) -> None:
+    original = corpus(30)
+    digest = store.corpora.put(original, "port").digest
+    chunks = int(store.client.hget(store.keys.corpus_meta(digest), "chunks"))
+    assert chunks > 2
+    streamed = Retriever(store.corpora.stream(digest, page=2), "bm25@2")
+    assert streamed.corpus.ids == original.ids and streamed.corpus.digest == digest
+    request = RetrievalRequest(query="crane tide", recall_budget=5)
+    assert streamed.retrieve(request) == Retriever(original, "bm25@2").retrieve(request)
+
+
+def test_a_tampered_or_missing_chunk_is_an_integrity_error_when_streamed(store: Store) -> None:
+    digest = store.corpora.put(corpus(30)).digest
+    last = int(store.client.hget(store.keys.corpus_meta(digest), "chunks")) - 1
+    key = store.keys.corpus_chunk(digest, last)
+    kept = store.client.get(key)
+    store.client.set(key, kept.replace(b"berth", b"barth"))
+    with pytest.raises(IntegrityError, match=f"{digest} hashes to"):
+        Retriever(store.corpora.stream(digest))
+    store.client.set(key, kept[:-1])  # the last newline gone: a byte short
+    with pytest.raises(IntegrityError, match=r"holds \d+ bytes, not the"):
+        Retriever(store.corpora.stream(digest))
+    store.client.delete(key)
+    with pytest.raises(IntegrityError, match="missing chunks"):
+        Retriever(store.corpora.stream(digest))
+    with pytest.raises(NotFoundError):
+        store.corpora.stream("sha256:" + "0" * 64)
 
 
 # Results: content-addressed, write-once

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..analyzer import Analyzer
-from ..corpus import Corpus
+from ..corpus import RecordSource
 
 IntArray = npt.NDArray[np.int64]
 
@@ -63,7 +63,7 @@ class ScoringProvider(Protocol):
         """Every parameter that changes a score, JSON-ready; hashed into the config digest."""
         ...
 
-    def build(self, corpus: Corpus) -> ScoringIndex:
+    def build(self, corpus: RecordSource) -> ScoringIndex:
         """Index ``corpus``; the result must not depend on dict or set iteration order."""
         ...
 

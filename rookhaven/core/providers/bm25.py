@@ -22,7 +22,7 @@ import numpy.typing as npt
 from ...errors import ConfigError
 from ..analyzer import Analyzer
 from ..canonical import canonical_bytes, sha256_digest
-from ..corpus import Corpus
+from ..corpus import RecordSource
 from ..index import InvertedIndex, build_index
 from .base import IntArray
 from .impacts import SCALE, capped_weight, idf_table, term_impacts
@@ -132,7 +132,7 @@ class Bm25Provider:
             config["parameters"] = self.parameters()
         return config
 
-    def build(self, corpus: Corpus) -> Bm25Index:
+    def build(self, corpus: RecordSource) -> Bm25Index:
         index = build_index(corpus, self.analyzer, self.field_weights)
         term_idf = idf_table(index.df(), index.n_docs)
         impacts = term_impacts(index, self.k1, self.b, term_idf)

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...errors import ConfigError
-from ..corpus import Corpus
+from ..corpus import RecordSource
 from ..index import InvertedIndex, build_index
 from .base import IntArray
 from .bm25 import COVERAGE_BITS, Bm25Index, Bm25Provider, _fraction
@@ -107,11 +107,11 @@ class Bm25PrfProvider(Bm25Provider):
             config["parameters"] = params
         return config
 
-    def build(self, corpus: Corpus) -> Bm25PrfIndex:
+    def build(self, corpus: RecordSource) -> Bm25PrfIndex:
         return Bm25PrfIndex(**self._index_parts(self._counted(corpus),
                                                 feedback=self.feedback != "none"))
 
-    def _counted(self, corpus: Corpus) -> tuple[InvertedIndex, Any]:
+    def _counted(self, corpus: RecordSource) -> tuple[InvertedIndex, Any]:
         """The index of ``corpus`` with room for the impacts beside its counts."""
         return counts_beside_impacts(build_index(corpus, self.analyzer, self.field_weights))
 

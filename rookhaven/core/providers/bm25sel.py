@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
-from ..corpus import Corpus
+from ..corpus import RecordSource
 from ..index import InvertedIndex
 from .bm25prf import Bm25PrfIndex, Bm25PrfProvider, Feedback
 from .predictor import GAP_BITS, FeedbackPredictor
@@ -64,7 +64,7 @@ class Bm25SelectiveProvider(Bm25PrfProvider):
         config["feedback"]["predictor"] = self.predictor.config()
         return config
 
-    def build(self, corpus: Corpus) -> Bm25SelectiveIndex:
+    def build(self, corpus: RecordSource) -> Bm25SelectiveIndex:
         counted = self._counted(corpus)
         mean = mean_length16(counted[0])
         predictor = self.predictor

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..analyzer import Analyzer
-from ..corpus import Corpus
+from ..corpus import RecordSource
 from .base import IntArray, document_text
 
 SCALE_BITS = 32
@@ -62,11 +62,12 @@ class TfCosineProvider:
                                     "stemmer": self.analyzer.stemmer}
         return config
 
-    def build(self, corpus: Corpus) -> TfCosineIndex:
+    def build(self, corpus: RecordSource) -> TfCosineIndex:
         postings: dict[str, list[tuple[int, int]]] = {}
         norms2: list[int] = []
-        for ordinal, doc in enumerate(corpus):
-            counts = Counter(self.analyzer.terms(document_text(doc.fields, doc.text)))
+        docs = (doc for chunk in corpus.record_chunks(1024) for doc in chunk)
+        for ordinal, doc in enumerate(docs):
+            counts = Counter(self.analyzer.terms(document_text(doc["fields"], doc["text"])))
             norms2.append(sum(c * c for c in counts.values()))
             for term, count in counts.items():
                 postings.setdefault(term, []).append((ordinal, count))
