@@ -7,4 +7,5 @@ KERNELS = {
     "rookhaven.core.providers.lookup": ["_compiled"],
     "rookhaven.core.select": ["_CUT_AND_RANK"],
     "rookhaven.core.rng": ["_COMPILED"],
+    "rookhaven.core.asciitokens": ["_CLASSES", "_COUNT"],
 }

@@ -106,6 +106,11 @@ class Analyzer:
             text = split_identifiers(text)
         return self._rules.split_tokens(text)
 
+    @property
+    def ascii_gaps(self) -> dict[int, str]:
+        """The ASCII code points that separate tokens: every one but letters and digits."""
+        return self._rules.ascii_gaps
+
     def is_stopword(self, token: str) -> bool:
         """Whether ``token`` (already normalised) is a stop word."""
         return token in self._stop

@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
-from .analyzer import Analyzer
+from .analyzer import Analyzer, split_identifiers
+from .asciitokens import byte_table, classes
 from .corpus import RecordSource
 
 WEIGHT_BITS = 4
@@ -82,6 +83,10 @@ class _Builder:
     def __init__(self, analyzer: Analyzer, weights: dict[str, int]) -> None:
         self.analyzer, self.weights = analyzer, weights
         self.stem = analyzer.stem if analyzer.stemmer != "none" else None
+        # ASCII text takes the compiled path (core.asciitokens), after the rewrite the
+        # analyzer applies before splitting (identifiers: ASCII in, ASCII out).
+        self.table = byte_table(analyzer.ascii_gaps)
+        self.rewrite = split_identifiers if analyzer.identifiers == "split" else None
         self.lookup: dict[str, int] = {}   # raw token -> provisional term id, or -1 (stop word)
         self.terms: list[str] = []         # provisional id -> term
         self.term_of: dict[str, int] = {}  # term -> provisional id
@@ -115,33 +120,65 @@ class _Builder:
     def add_chunk(self, docs: Iterable[Mapping[str, Any]]) -> None:
         """Index one chunk of documents, given as plain records (``fields`` and ``text``).
 
-        Tokens become term ids one field at a time, so a chunk's token strings never all
-        exist at once; only their 4-byte ids are kept until the chunk is counted.
+        Only 4-byte term ids are kept until the chunk is counted. ASCII text is split in one
+        compiled pass that groups equal tokens (``core.asciitokens``), so only a chunk's
+        distinct tokens become strings; other text is split one field at a time, so its
+        token strings never all exist at once. Both give the same ids.
         """
-        found = array("i")
+        texts: list[str] = []
         seg_doc: list[int] = []
         seg_w: list[int] = []
-        seg_len: list[int] = []
-        get, weights, n = self.lookup.get, self.weights, 0
-        split = self.analyzer.split_tokens
+        weights, n = self.weights, 0
         for local, doc in enumerate(docs):
             n += 1
             fields = doc["fields"]
-            parts = [(fields[name], name) for name in sorted(fields)] if fields else []
-            parts.append((doc["text"], BODY))
-            for text, name in parts:
-                words = split(text)
-                ids = list(map(get, words))
-                if None in ids:  # new tokens: learn them (sorted), then look them up again
-                    self._learn(set(compress(words, map(is_, ids, repeat(None)))))
-                    ids = list(map(get, words))
-                found.extend(cast("list[int]", ids))  # every token is known now
-                seg_doc.append(local)
-                seg_w.append(weights.get(name, WEIGHT_ONE))
-                seg_len.append(len(words))
-        self._close_chunk(np.frombuffer(found, dtype=np.int32), n,
-                          np.asarray(seg_doc, dtype=np.int32), np.asarray(seg_w, dtype=np.uint8),
-                          np.asarray(seg_len, dtype=np.int64))
+            if fields:
+                for name in sorted(fields):
+                    texts.append(fields[name])
+                    seg_doc.append(local)
+                    seg_w.append(weights.get(name, WEIGHT_ONE))
+            texts.append(doc["text"])
+            seg_doc.append(local)
+            seg_w.append(weights.get(BODY, WEIGHT_ONE))
+        docs_of, weights_of = np.asarray(seg_doc, dtype=np.int32), np.asarray(seg_w, np.uint8)
+        ascii_ = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
+        plain = [t for t, a in zip(texts, ascii_, strict=True) if a]
+        if self.rewrite is not None:
+            plain = list(map(self.rewrite, plain))
+        grouped = classes(plain, self.table) if plain else None
+        if grouped is None:
+            ids, seg_len = self._token_ids(texts)
+        else:
+            # A string and a lookup per distinct token, not per token. Segments may be
+            # counted in any order (a chunk's counts are sums), so the ASCII ones go first.
+            names, token_class, ascii_len = grouped
+            rest_ids, rest_len = self._token_ids([t for t, a in zip(texts, ascii_, strict=True)
+                                                  if not a])
+            ids = np.concatenate([np.asarray(self._known(names), dtype=np.int32)[token_class],
+                                  rest_ids])
+            seg_len = np.concatenate([ascii_len, rest_len])
+            docs_of = np.concatenate([docs_of[ascii_], docs_of[~ascii_]])
+            weights_of = np.concatenate([weights_of[ascii_], weights_of[~ascii_]])
+        self._close_chunk(ids, n, docs_of, weights_of, seg_len)
+
+    def _known(self, tokens: list[str]) -> list[int]:
+        """The provisional id of each of ``tokens``, learning the new ones first."""
+        ids = list(map(self.lookup.get, tokens))
+        if None in ids:  # new tokens: learn them (sorted), then look them up again
+            self._learn(set(compress(tokens, map(is_, ids, repeat(None)))))
+            ids = list(map(self.lookup.get, tokens))
+        return cast("list[int]", ids)
+
+    def _token_ids(self, texts: list[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """Every token's id, text by text, and each text's token count: the string path."""
+        found = array("i")
+        seg_len: list[int] = []
+        split = self.analyzer.split_tokens
+        for text in texts:
+            words = split(text)
+            found.extend(self._known(words))
+            seg_len.append(len(words))
+        return np.frombuffer(found, dtype=np.int32), np.asarray(seg_len, dtype=np.int64)
 
     def _close_chunk(self, ids: npt.NDArray[np.int32], n: int, seg_doc: npt.NDArray[Any],
                      seg_w: npt.NDArray[Any], seg_len: npt.NDArray[Any]) -> None:

@@ -101,6 +101,11 @@ class TextRules:
         """The pinned Unicode version, e.g. ``"14.0.0"``."""
         return self.tables.unicode_version
 
+    @property
+    def ascii_gaps(self) -> dict[int, str]:
+        """ASCII code points that are not letters or digits, each mapped to a space."""
+        return self._ascii_gaps
+
     def normalize(self, text: str) -> str:
         """NFKC then case folding, as Unicode ``version`` defines them."""
         if text.isascii():  # NFKC is the identity on ASCII and folding is lower(), in every version
