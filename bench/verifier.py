@@ -10,7 +10,8 @@ It stores ``--results`` results (the dataset's queries under distinct seeds, com
 the workers' own ``Executor`` in this process, which is faster than through the queue and
 gives the same bytes), then times a sampled run (``--sample``, as the nightly task) and a
 run over every stored result (as ``rookhaven verify --all``), each replaying every chosen
-result with the engine its audit names and comparing bytes.
+result with the engine its audit names and comparing bytes. The inline core answers the same
+requests in the same process, alternating with ``verify --all`` for ``--rounds``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--results", type=int, default=100_000)
     parser.add_argument("--sample", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="inline and verify --all alternate this many times")
     args = parser.parse_args()
 
     prefix = f"rh-verify-{os.getpid()}"
@@ -67,26 +70,34 @@ def main() -> None:
         print(f"stored {args.results:,} results of {args.dataset.name} in "
               f"{time.perf_counter() - began:.0f} s", flush=True)
         # The inline core's rate on the same requests, in this process, for the ratio
-        # (issue 28 target 4: verify --all >= 0.8x of it).
+        # (issue 28 target 4: verify --all >= 0.8x of it). The two alternate for --rounds
+        # and the fastest of each counts: on a shared machine noise only ever slows a pass.
         retriever = Retriever(docs, settings.engine)
         requests = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
                                      seed=f"v{i}") for i in range(args.results)]
-        began = time.perf_counter()
-        for request in requests:
-            result_bytes(retriever.result_data(request))
-        inline = args.results / (time.perf_counter() - began)
-        print(f"inline core, the same {args.results:,} requests: {inline:,.0f}/s", flush=True)
         verifier = Verifier(store, settings)
-        for label, selection in (
-                (f"sample of {args.sample}", Selection(sample=args.sample, seed="bench")),
-                ("all", Selection(all=True))):
+        began = time.perf_counter()
+        run = verifier.run(Selection(sample=args.sample, seed="bench"))
+        took = time.perf_counter() - began
+        assert run.matched == run.checked and not run.alarms, run
+        print(f"sample of {args.sample}: {run.checked:,} replayed and matched in {took:.1f} s",
+              flush=True)
+        best_inline = best_verify = 0.0
+        for round_ in range(1, args.rounds + 1):
             began = time.perf_counter()
-            run = verifier.run(selection)
-            took = time.perf_counter() - began
-            assert run.matched == run.checked and not run.alarms, run
-            print(f"{label}: {run.checked:,} replayed and matched in {took:.1f} s "
-                  f"({run.checked / took:,.0f} results/s, {run.checked / took / inline:.2f}x "
-                  "the inline core)", flush=True)
+            for request in requests:
+                result_bytes(retriever.result_data(request))
+            inline = args.results / (time.perf_counter() - began)
+            began = time.perf_counter()
+            run = verifier.run(Selection(all=True))
+            rate = run.checked / (time.perf_counter() - began)
+            assert run.matched == run.checked == args.results and not run.alarms, run
+            best_inline, best_verify = max(best_inline, inline), max(best_verify, rate)
+            print(f"round {round_}: inline core {inline:,.0f}/s, verify --all {rate:,.0f} "
+                  f"results/s ({rate / inline:.2f}x)", flush=True)
+        print(f"fastest of {args.rounds}: inline {best_inline:,.0f}/s, verify --all "
+              f"{best_verify:,.0f}/s: {best_verify / best_inline:.2f}x the inline core",
+              flush=True)
     finally:
         keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
         for at in range(0, len(keys), 1000):
