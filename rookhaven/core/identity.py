@@ -6,7 +6,7 @@ same request, corpus, engine and configuration, same key, same bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..models import Engine, RetrievalRequest
@@ -25,6 +25,11 @@ class EngineIdentity:
     engine: Engine
     config: dict[str, Any]
     config_digest: str
+    # The engine as plain data, made once: every result key hashes it.
+    engine_data: dict[str, Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "engine_data", to_plain(self.engine))
 
 
 def engine_identity(provider: ScoringProvider) -> EngineIdentity:
@@ -52,6 +57,6 @@ def result_key(request: RetrievalRequest, corpus_digest: str, identity: EngineId
     return sha256_digest(canonical_bytes({
         "request": to_plain(request),
         "corpus_digest": corpus_digest,
-        "engine": to_plain(identity.engine),
+        "engine": identity.engine_data,
         "config_digest": identity.config_digest,
     }))

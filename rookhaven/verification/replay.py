@@ -8,19 +8,22 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 
 from ..config import Settings
-from ..core.canonical import canonical_bytes, embeds
+from ..core.canonical import canonical_bytes, embeds, result_bytes
+from ..core.engine import Retriever
 from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
-from ..core.recipe import recipe_of
+from ..core.recipe import Recipe, recipe_of
 from ..errors import NotFoundError
+from ..models import RetrievalRequest
 from ..pipeline import Executor, RetrieverCache
-from ..store import JobSpec, Store
+from ..store import Store
 from .models import Verdict
 
 
@@ -52,20 +55,16 @@ class Replayer:
         self.executor = Executor(store, settings, cache=cache)
         self._corpora: set[str] = set()  # digests seen stored (a missing one is asked again)
 
-    def recipe(self, key: str, audit: dict[str, Any]) -> JobSpec | None:
+    def recipe(self, key: str, audit: dict[str, Any]) -> Recipe | None:
         """How ``key`` was made, from its audit (``core.recipe``); the job record only for
         what an old engine's audit kept as a digest. None if neither can tell."""
         found = recipe_of(audit)
-        if found is None:
+        if found is None or found.params is not None:
+            return found
+        try:
+            return replace(found, params=self.store.jobs.get(key).params)
+        except NotFoundError:
             return None
-        params = found.params
-        if params is None:
-            try:
-                params = self.store.jobs.get(key).params
-            except NotFoundError:
-                return None
-        return JobSpec(key=key, request=found.request, corpus_digest=found.corpus_digest,
-                       provider=found.engine.ref, params=params)
 
     def replay_many(self, keys: Sequence[str], page: int = 500) -> Iterator[Verdict]:
         """``replay`` of each key, in order, reading results and audits a page at a time."""
@@ -80,6 +79,14 @@ class Replayer:
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
         (``stored_bytes``: its result and audit, if already read)."""
+        found = self._prepare(key, stored_bytes)
+        if isinstance(found, Verdict):
+            return found
+        return found.judge(*result_bytes(found.retriever.result_data(found.request)))
+
+    def _prepare(self, key: str, stored_bytes: tuple[bytes, bytes] | None) -> Verdict | _Replay:
+        """A verdict already, or what replaying ``key`` needs: its stored bytes, retriever
+        and request, the key checked against the recipe."""
         try:
             stored, stored_audit = stored_bytes or (self.store.results.get(key),
                                                     self.store.results.audit(key))
@@ -105,33 +112,50 @@ class Replayer:
             return Verdict(key=key, outcome="unreplayable", stored_engine=stored_engine,
                            detail=f"made by engine {stored_engine}, which this install does not "
                                   "have; run the verifier from a Rookhaven release that has it")
-        spec = self.recipe(key, audit)
-        if spec is None:
+        recipe = self.recipe(key, audit)
+        if recipe is None or recipe.params is None:
             return Verdict(key=key, outcome="no-recipe", stored_engine=stored_engine,
                            detail="the audit cannot rebuild the request or the parameters, "
                                   "and no job record holds them")
+        digest, ref = recipe.corpus_digest, recipe.engine.ref
         try:
-            if spec.corpus_digest not in self._corpora:  # stored by digest: immutable
-                self.store.corpora.entry(spec.corpus_digest)
-                self._corpora.add(spec.corpus_digest)
+            if digest not in self._corpora:  # stored by digest: immutable
+                self.store.corpora.entry(digest)
+                self._corpora.add(digest)
         except NotFoundError as exc:
-            return Verdict(key=key, outcome="missing-corpus", corpus_digest=spec.corpus_digest,
+            return Verdict(key=key, outcome="missing-corpus", corpus_digest=digest,
                            stored_engine=stored_engine, detail=str(exc))
-        _, identity = self.executor.cache.provider(spec.provider, spec.params)
-        base = {"key": key, "corpus_digest": spec.corpus_digest, "stored_engine": stored_engine,
-                "current_engine": spec.provider}
-        recomputed = result_key(spec.request, spec.corpus_digest, identity)
+        retriever = self.executor.cache.get(digest, ref, recipe.params)
+        found = _Replay(key, stored, stored_audit, retriever, recipe.request,
+                        {"key": key, "corpus_digest": digest, "stored_engine": stored_engine,
+                         "current_engine": ref})
+        recomputed = result_key(recipe.request, digest, retriever.identity)
         if recomputed != key:
-            return Verdict(**base, outcome="wrong-key", where="result key",
+            return Verdict(**found.base, outcome="wrong-key", where="result key",
                            detail=f"its recipe gives the key {recomputed}: these bytes were "
                                   "stored under another result's key")
-        result, replayed_audit = self.executor.compute(spec, key_checked=True)
-        if result == stored and replayed_audit == stored_audit:
-            return Verdict(**base, outcome="match")
-        if result != stored:
-            return Verdict(**base, outcome="mismatch", where=where_bytes_differ(stored, result))
-        return Verdict(**base, outcome="mismatch",
-                       where="audit record: " + where_bytes_differ(stored_audit, replayed_audit))
+        return found
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """One stored result ready to be computed again, and how to judge what comes back."""
+
+    key: str
+    stored: bytes
+    stored_audit: bytes
+    retriever: Retriever
+    request: RetrievalRequest
+    base: dict[str, Any]
+
+    def judge(self, result: bytes, replayed_audit: bytes) -> Verdict:
+        if result == self.stored and replayed_audit == self.stored_audit:
+            return Verdict(**self.base, outcome="match")
+        if result != self.stored:
+            return Verdict(**self.base, outcome="mismatch",
+                           where=where_bytes_differ(self.stored, result))
+        return Verdict(**self.base, outcome="mismatch", where="audit record: "
+                       + where_bytes_differ(self.stored_audit, replayed_audit))
 
 
 def _copies_differ(embedded: Any, stored: Any) -> str:
