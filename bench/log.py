@@ -40,14 +40,13 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 import redis  # noqa: E402
 
-from rookhaven import checkpoints  # noqa: E402
-from rookhaven.core import merkle  # noqa: E402
-from rookhaven.core.leaf import leaf_for  # noqa: E402
-from rookhaven.core.note import generate_key  # noqa: E402
 from rookhaven.store import Store, scripts  # noqa: E402
 from rookhaven.store.context import StoreContext, text  # noqa: E402
 from rookhaven.store.keys import LOG_CHUNK, Keys  # noqa: E402
 from rookhaven.store.results import ResultStore  # noqa: E402
+from rookhaven.transparency import checkpoints, merkle  # noqa: E402
+from rookhaven.transparency.leaf import leaf_for  # noqa: E402
+from rookhaven.transparency.note import generate_key  # noqa: E402
 
 CORPUS = "sha256:" + "c" * 64
 ENGINE = {"name": "bm25", "version": "1.2", "params": {"b": 0.75, "k1": 1.2},

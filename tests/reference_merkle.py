@@ -1,7 +1,7 @@
 """A brute-force RFC 9162 Merkle tree: MTH, PATH and SUBPROOF as the RFC text writes them.
 
 Only for tests: it recurses over lists of leaf hashes (memoised on the range, so trees of
-ten thousand leaves stay quick) and shares nothing with rookhaven.core.merkle but SHA-256.
+ten thousand leaves stay quick) and shares nothing with rookhaven.transparency.merkle but SHA-256.
 """
 
 from __future__ import annotations

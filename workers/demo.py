@@ -22,16 +22,16 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from fakeredis import TcpFakeServer
 
-from rookhaven import checkpoints
 from rookhaven.cli.options import add_engine_options
 from rookhaven.cli.tables import audit_summary, hits_table, score_scale, short, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
-from rookhaven.core.note import generate_key
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.sampledata import sample_corpus, sample_requests
+from rookhaven.transparency import checkpoints
+from rookhaven.transparency.note import generate_key
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import PinnedCheckpoint
 

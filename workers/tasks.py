@@ -11,7 +11,6 @@ from typing import Any
 from celery import Celery
 from celery.exceptions import Reject
 
-from rookhaven import checkpoints
 from rookhaven.errors import InputError, ReplicationError
 from rookhaven.pipeline import (
     TASK_BATCH,
@@ -21,6 +20,7 @@ from rookhaven.pipeline import (
     TASK_SWEEP,
     TASK_VERIFY,
 )
+from rookhaven.transparency import checkpoints
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import pinned_from
 

@@ -20,13 +20,12 @@ from typing import Any
 
 import orjson
 
-from .. import checkpoints
 from ..config import Settings
-from ..core import merkle
-from ..core.leaf import leaf_for
-from ..core.note import generate_key
 from ..errors import InputError, NotFoundError
 from ..store import Store
+from ..transparency import checkpoints, merkle
+from ..transparency.leaf import leaf_for
+from ..transparency.note import generate_key
 from .options import moment, result_key, write_line
 
 

@@ -10,10 +10,10 @@ import argparse
 import sys
 from typing import Any
 
-from ..checkpoints import logged_leaf
 from ..config import Settings
 from ..errors import IntegrityError
 from ..store import Store
+from ..transparency.checkpoints import logged_leaf
 from .options import result_key, write_line
 
 

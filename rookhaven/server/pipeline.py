@@ -13,12 +13,12 @@ import threading
 from collections.abc import Callable
 from itertools import islice
 
-from .. import checkpoints
 from ..config import Settings
 from ..errors import JobFailedError, NotFoundError, RookhavenError, WaitTimeoutError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..pipeline import Pipeline, RetrieverCache, open_pipeline
 from ..store.records import JobRecord
+from ..transparency import checkpoints
 from ..verification import Replayer, Selection
 from .auditing import AuditRuns
 from .defaults import LATEST

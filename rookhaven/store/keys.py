@@ -126,7 +126,8 @@ class Keys:
 
     @property
     def log_leaves(self) -> str:
-        """List: the transparency log's leaves (core.leaf), in log order; index = leaf index."""
+        """List: the transparency log's leaves (transparency.leaf), in log order; index =
+        leaf index."""
         return f"{self.prefix}:log:leaves"
 
     @property

@@ -5,15 +5,15 @@ is sequenced by Redis itself: one order, whatever the number of workers. Level 0
 tree (the leaf hashes) is written by that same script; the levels above hold the hashes of
 complete subtrees and are filled in by ``integrate``, which anyone may run at any time:
 each piece is appended only at the offset it belongs to, so concurrent integrators write
-the same bytes once. A proof for any tree size reads O(log n) hashes (core.merkle).
+the same bytes once. A proof for any tree size reads O(log n) hashes (transparency.merkle).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..core import merkle
 from ..errors import NotFoundError, RookhavenError
+from ..transparency import merkle
 from .connection import translated
 from .context import StoreContext
 from .keys import LOG_CHUNK

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.canonical import embeds
-from ..core.leaf import leaf_for
-from ..core.merkle import leaf_hash
 from ..errors import IntegrityError, NotFoundError
+from ..transparency.leaf import leaf_for
+from ..transparency.merkle import leaf_hash
 from .connection import translated
 from .context import StoreContext, text
 from .keys import LOG_CHUNK

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..checkpoints import read_note
 from ..config import Settings
-from ..core import merkle
-from ..core.leaf import parse_leaf
-from ..core.note import Checkpoint, check_verifier_key, verify_checkpoint
 from ..errors import ConfigError, RookhavenError
 from ..store import Store
+from ..transparency import merkle
+from ..transparency.checkpoints import read_note
+from ..transparency.leaf import parse_leaf
+from ..transparency.note import Checkpoint, check_verifier_key, verify_checkpoint
 from .models import Verdict
 
 LOG = "log"  # the key a verdict about the log as a whole is filed under

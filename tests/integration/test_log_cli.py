@@ -16,11 +16,11 @@ import pytest
 
 from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
-from rookhaven.core import merkle
-from rookhaven.core.leaf import parse_leaf
-from rookhaven.core.note import verifier_of, verify_checkpoint
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
+from rookhaven.transparency import merkle
+from rookhaven.transparency.leaf import parse_leaf
+from rookhaven.transparency.note import verifier_of, verify_checkpoint
 from tests.conftest import ROOT
 
 DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3} reefer delay")

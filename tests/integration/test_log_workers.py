@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rookhaven.core import merkle
-from rookhaven.core.leaf import Leaf, parse_leaf
 from rookhaven.pipeline import Pipeline
 from rookhaven.store import Store
+from rookhaven.transparency import merkle
+from rookhaven.transparency.leaf import Leaf, parse_leaf
 from tests.conftest import wait_until
 from tests.integration.workerfarm import (
     WorkerFarm,

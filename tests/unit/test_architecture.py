@@ -48,8 +48,35 @@ def test_the_core_imports_only_itself_models_errors_and_pure_libraries() -> None
     assert not offending, "\n".join(offending)
 
 
-def test_the_core_reads_no_environment_and_no_clock() -> None:
+# The transparency package is as pure as the core, but for the edge that holds the key.
+TRANSPARENCY = PACKAGE / "transparency"
+TRANSPARENCY_EDGE = TRANSPARENCY / "checkpoints.py"
+TRANSPARENCY_MAY_IMPORT = {"rookhaven.core.canonical", "rookhaven.errors"}
+
+
+def _pure_transparency() -> list[Path]:
+    return [p for p in sorted(TRANSPARENCY.rglob("*.py")) if p != TRANSPARENCY_EDGE]
+
+
+def test_the_transparency_code_is_pure_and_the_core_never_needs_it() -> None:
+    assert _pure_transparency(), "the transparency package moved: update this test"
+    offending = []
+    for path in _pure_transparency():
+        for name in _imports(path):
+            if (name.startswith("rookhaven.") and not (
+                    name.startswith("rookhaven.transparency")
+                    or name in TRANSPARENCY_MAY_IMPORT)) or name == "rookhaven":
+                offending.append(f"{path.relative_to(ROOT)} imports {name}")
+            if name.split(".")[0] in CORE_FORBIDDEN_MODULES:
+                offending.append(f"{path.relative_to(ROOT)} imports {name}")
     for path in sorted(CORE.rglob("*.py")):
+        offending += [f"{path.relative_to(ROOT)} imports {name}" for name in _imports(path)
+                      if name.startswith("rookhaven.transparency")]
+    assert not offending, "\n".join(offending)
+
+
+def test_the_core_reads_no_environment_and_no_clock() -> None:
+    for path in [*sorted(CORE.rglob("*.py")), *_pure_transparency()]:
         source = path.read_text(encoding="utf-8")
         for needle in (r"\benviron\b", r"\bgetenv\b", r"\btime\.time\b", r"\.now\(",
                        r"\brandom\."):

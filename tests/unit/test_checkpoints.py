@@ -9,11 +9,10 @@ from pathlib import Path
 import fakeredis
 import pytest
 
-from rookhaven import checkpoints
-from rookhaven.core import merkle
-from rookhaven.core.note import generate_key, verify_checkpoint
 from rookhaven.errors import ConfigError, NotFoundError
 from rookhaven.store import Store
+from rookhaven.transparency import checkpoints, merkle
+from rookhaven.transparency.note import generate_key, verify_checkpoint
 from tests.results_support import AUDIT, framed
 
 PRIVATE, VERIFIER = generate_key("rookhaven.test/log", bytes(32))

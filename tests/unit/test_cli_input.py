@@ -16,8 +16,8 @@ import pytest
 
 from rookhaven.cli.main import main, one_line
 from rookhaven.cli.options import moment, positive_seconds, result_key, seconds
-from rookhaven.core.note import generate_key
 from rookhaven.store import Store
+from rookhaven.transparency.note import generate_key
 
 
 def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import fakeredis
 import pytest
 
-from rookhaven.core import merkle
-from rookhaven.core.leaf import leaf_for, parse_leaf
 from rookhaven.store import Store
 from rookhaven.store import keys as keys_module
 from rookhaven.store import log as log_module
+from rookhaven.transparency import merkle
+from rookhaven.transparency.leaf import leaf_for, parse_leaf
 from tests.reference_merkle import ReferenceTree
 from tests.results_support import framed
 

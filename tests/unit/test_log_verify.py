@@ -8,13 +8,14 @@ from collections.abc import Iterator
 import fakeredis
 import pytest
 
-from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes, checkpoints
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
 from rookhaven.core.identity import result_key
-from rookhaven.core.leaf import leaf_for
-from rookhaven.core.note import generate_key
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
+from rookhaven.transparency import checkpoints
+from rookhaven.transparency.leaf import leaf_for
+from rookhaven.transparency.note import generate_key
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import PinnedCheckpoint
 

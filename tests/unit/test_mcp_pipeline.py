@@ -12,16 +12,16 @@ import orjson
 import pytest
 from mcp import Client
 
-from rookhaven import Document, RetrievalRequest, canonical_bytes, checkpoints, retrieve
+from rookhaven import Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
-from rookhaven.core import merkle
-from rookhaven.core.leaf import parse_leaf
-from rookhaven.core.note import generate_key, verify_checkpoint
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline
 from rookhaven.server import build_server
 from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.store import Store, connect
+from rookhaven.transparency import checkpoints, merkle
+from rookhaven.transparency.leaf import parse_leaf
+from rookhaven.transparency.note import generate_key, verify_checkpoint
 from tests.conftest import free_port
 from tests.mcp_support import error_text, fake_store, ok, pipeline_backend, worker, write_corpus
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rookhaven.core import merkle
 from rookhaven.errors import MerkleRangeError, MissingNodeError
+from rookhaven.transparency import merkle
 from tests.conftest import ROOT, SHARED
 from tests.reference_merkle import ReferenceTree
 

@@ -10,8 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rookhaven.core import note
-from rookhaven.core.note import Checkpoint
 from rookhaven.errors import (
     InputError,
     NoteError,
@@ -19,6 +17,8 @@ from rookhaven.errors import (
     NoteSignatureError,
     UnknownNoteKeyError,
 )
+from rookhaven.transparency import note
+from rookhaven.transparency.note import Checkpoint
 from tests.conftest import ROOT, SHARED
 
 SHARED_VECTOR = SHARED / "vectors" / "signed-note.json"

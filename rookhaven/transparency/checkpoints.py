@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .core import merkle
-from .core.leaf import Leaf, parse_leaf
-from .core.note import Checkpoint, sign_checkpoint, verifier_of, verify_checkpoint
-from .errors import ConfigError, NoteFormatError, NotFoundError
-from .store import Store
+from ..errors import ConfigError, NoteFormatError, NotFoundError
+from ..store import Store
+from . import merkle
+from .leaf import Leaf, parse_leaf
+from .note import Checkpoint, sign_checkpoint, verifier_of, verify_checkpoint
 
 
 def read_note(path: Path, what: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from .canonical import canonical_bytes
+from ..core.canonical import canonical_bytes
 
 LEAF_FORMAT = 1
 
