@@ -88,6 +88,7 @@ class Settings:
     verify_stratify: str = "corpus"
     log_key_file: Path | None = None
     checkpoint_interval: float = 60.0
+    log_mirror_dir: Path | None = None
     heal_interval: float = 3600.0
     verify_checkpoint: Path | None = None
     verify_verifier_key: str | None = None
@@ -345,6 +346,9 @@ SPECS: tuple[Spec, ...] = (
          "scan of every job record (seconds, at most a week)"),
     Spec("ROOKHAVEN_CHECKPOINT_INTERVAL", "checkpoint_interval", seconds(WEEK),
          "how often beat signs a checkpoint of the log when it grew (seconds, at most a week)"),
+    Spec("ROOKHAVEN_LOG_MIRROR_DIR", "log_mirror_dir", lambda raw: Path(text(raw)),
+         "a directory outside Redis where beat keeps a copy of the log as C2SP tlog-tiles "
+         "files after each checkpoint, and `verify --mirror` reads it (directory)"),
     Spec("ROOKHAVEN_VERIFY_CHECKPOINT", "verify_checkpoint", lambda raw: Path(text(raw)),
          "a signed checkpoint kept outside Redis that the nightly verifier checks the log "
          "against (file)"),

@@ -101,3 +101,12 @@ class UnknownNoteKeyError(NoteError):
 
 class NoteSignatureError(NoteError):
     """Raised when a signature by a trusted key does not verify over the note's text."""
+
+
+class MirrorError(IntegrityError):
+    """Raised when the log's mirror outside Redis and the store's log disagree, or a mirror
+    file is not what was written there: one of the two was changed."""
+
+
+class TileFormatError(MirrorError):
+    """Raised when a tile or entry bundle of a mirror is malformed (cut short, wrong size)."""

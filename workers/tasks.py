@@ -21,6 +21,7 @@ from rookhaven.pipeline import (
     TASK_VERIFY,
 )
 from rookhaven.transparency import checkpoints
+from rookhaven.transparency.mirror import Mirror
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import pinned_from
 
@@ -82,14 +83,19 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
 
     @app.task(name=TASK_CHECKPOINT, shared=False)
     def checkpoint() -> dict[str, Any]:
-        """Sign a checkpoint of the log if it grew (beat runs this); no key, nothing to do."""
+        """Sign a checkpoint of the log if it grew, then bring the mirror up to date if one
+        is set (beat runs this); with neither a key nor a mirror, nothing to do."""
         settings = runtime.settings
-        if settings.log_key_file is None:
-            return {"signed": False, "reason": "ROOKHAVEN_LOG_KEY_FILE is not set"}
-        store = runtime.store()
-        before = checkpoints.latest(store)
-        note = checkpoints.current(store, checkpoints.read_private_key(settings.log_key_file))
-        return {"signed": note != before, "size": checkpoints.checked(note, None).size}
+        done: dict[str, Any] = {"signed": False, "reason": "ROOKHAVEN_LOG_KEY_FILE is not set"}
+        if settings.log_key_file is not None:
+            store = runtime.store()
+            before = checkpoints.latest(store)
+            note = checkpoints.current(store,
+                                       checkpoints.read_private_key(settings.log_key_file))
+            done = {"signed": note != before, "size": checkpoints.checked(note, None).size}
+        if settings.log_mirror_dir is not None:  # the copy outside Redis follows each one
+            done["mirrored"] = Mirror(settings.log_mirror_dir).update(runtime.store()).after
+        return done
 
     @app.task(name=TASK_VERIFY, shared=False)
     def verify(sample: int | None = None, seed: str | None = None) -> dict[str, Any]:

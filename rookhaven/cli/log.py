@@ -7,6 +7,8 @@
     rookhaven log consistency OLD NEW        the consistency proof between two tree sizes or
                                              checkpoint files (JSON)
     rookhaven log backfill                   log the results stored before the log existed
+    rookhaven log mirror [DIR]               copy the log to DIR (default: ROOKHAVEN_LOG_MIRROR_DIR)
+                                             as C2SP tlog-tiles files, append-only
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..errors import InputError, NotFoundError
 from ..store import Store
 from ..transparency import checkpoints, merkle
 from ..transparency.leaf import leaf_for
+from ..transparency.mirror import Mirror
 from ..transparency.note import generate_key
 from .options import moment, result_key, write_line
 
@@ -48,6 +51,9 @@ def register(subparsers: Any) -> None:
     between.add_argument("old", help="a tree size or a checkpoint file")
     between.add_argument("new", help="a tree size or a checkpoint file")
     verbs.add_parser("backfill", help="log every stored result that has no leaf yet")
+    mirror = verbs.add_parser("mirror", help="copy the log to a directory as tlog-tiles files")
+    mirror.add_argument("dir", nargs="?", type=Path,
+                        help="the mirror's directory (default: ROOKHAVEN_LOG_MIRROR_DIR)")
     parser.set_defaults(run=run)
 
 
@@ -148,4 +154,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return _prove(store, args)
     if args.verb == "consistency":
         return _consistency(store, args)
+    if args.verb == "mirror":
+        return _mirror(store, args.dir or settings.log_mirror_dir)
     return _backfill(store)
+
+
+def _mirror(store: Store, directory: Path | None) -> int:
+    if directory is None:
+        raise InputError("name the mirror's directory: `rookhaven log mirror DIR`, or set "
+                         "ROOKHAVEN_LOG_MIRROR_DIR")
+    growth = Mirror(directory).update(store)
+    kept = ("no signed checkpoint yet" if growth.checkpoint_size is None
+            else f"checkpoint of {growth.checkpoint_size} leaves")
+    print(f"mirrored {growth.after} leaves to {directory} ({growth.after - growth.before} "
+          f"new; {kept})", file=sys.stderr)
+    return 0

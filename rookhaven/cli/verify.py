@@ -46,6 +46,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--verifier-key", dest="verify_verifier_key", metavar="VKEY",
                         help="the key that must have signed it (NAME+HASH+KEY; default: "
                              "ROOKHAVEN_VERIFY_VERIFIER_KEY)")
+    parser.add_argument("--mirror", type=Path, dest="log_mirror_dir", metavar="DIR",
+                        help="check the log against its mirror outside Redis (`rookhaven log "
+                             "mirror`): an erased result is named by it (default: "
+                             "ROOKHAVEN_LOG_MIRROR_DIR)")
     parser.add_argument("--json", action="store_true", help="print the run record as JSON")
     parser.set_defaults(run=run)
 

@@ -93,6 +93,11 @@ class TransparencyLog:
         """The level-0 hashes of leaves ``[start, stop)``, concatenated."""
         return self._read_range(0, start, stop)
 
+    def hashes(self, level: int, start: int, stop: int) -> bytes:
+        """The hashes of complete subtrees ``start`` to ``stop`` of ``level``, concatenated
+        (as many as the log holds: integrate first)."""
+        return self._read_range(level, start, stop)
+
     def backfill(self, key: str, leaf: bytes) -> str:
         """Append ``leaf`` for stored result ``key`` unless it has one: see _BACKFILL."""
         k = self._ctx.keys

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..config import Settings
-from ..errors import ConfigError, RookhavenError
+from ..errors import ConfigError, MirrorError, RookhavenError
 from ..store import Store
-from ..transparency import merkle
+from ..transparency import merkle, tiles
 from ..transparency.checkpoints import read_note
-from ..transparency.leaf import parse_leaf
+from ..transparency.leaf import Leaf, parse_leaf
+from ..transparency.mirror import Mirror
 from ..transparency.note import Checkpoint, check_verifier_key, verify_checkpoint
 from .models import Verdict
 
@@ -47,23 +48,83 @@ def pinned_from(settings: Settings) -> PinnedCheckpoint | None:
     return PinnedCheckpoint(note=read_note(file, "the pinned checkpoint"), verifier_key=key)
 
 
-def check_log(store: Store, pinned: PinnedCheckpoint, page: int = 1000) -> list[Verdict]:
-    """Every log alarm for ``store`` against ``pinned``; empty when the log is intact."""
-    try:
-        checkpoint = verify_checkpoint(pinned.note, pinned.verifier_key)
-    except RookhavenError as exc:
-        return [Verdict(key=LOG, outcome="bad-signature",
-                        detail=f"the pinned checkpoint does not verify: {exc}")]
-    verdicts = list(_stored_checkpoints(store, pinned.verifier_key))
+def check_log(store: Store, pinned: PinnedCheckpoint | None, page: int = 1000,
+              mirror: Mirror | None = None) -> list[Verdict]:
+    """Every log alarm for ``store`` against ``pinned`` and, if given, its ``mirror``
+    outside Redis; empty when the log is intact."""
+    checkpoint = None
+    verdicts: list[Verdict] = []
+    if pinned is not None:
+        try:
+            checkpoint = verify_checkpoint(pinned.note, pinned.verifier_key)
+        except RookhavenError as exc:
+            return [Verdict(key=LOG, outcome="bad-signature",
+                            detail=f"the pinned checkpoint does not verify: {exc}")]
+        verdicts += _stored_checkpoints(store, pinned.verifier_key)
     size = store.log.integrate()
-    problem = _consistency(store, checkpoint, size)
+    problem = _consistency(store, checkpoint, size) if checkpoint is not None else None
     if problem is not None:
         verdicts.append(Verdict(key=LOG, outcome="log-inconsistent", detail=problem))
-    # Even in a log that no longer extends the pinned tree, every result it still holds is
-    # checked, and every stored result it lacks (a truncated leaf's) is named.
-    verdicts += _leaves(store, min(size, checkpoint.size), page)
-    verdicts += _unlogged(store, page)
+    pinned_size = checkpoint.size if checkpoint is not None else 0
+    if mirror is None:
+        # Even in a log that no longer extends the pinned tree, every result it still holds
+        # is checked, and every stored result it lacks (a truncated leaf's) is named.
+        verdicts += _leaves(store, 0, min(size, pinned_size), page)
+        verdicts += _unlogged(store, page, set())
+        return verdicts
+    # With a mirror, its leaves name what the store should hold, whatever was done to the
+    # store's own leaf list (an erased entry shifts every index after it).
+    try:
+        held = mirror.size()
+        mirrored = _mirrored(mirror, checkpoint, held)
+    except MirrorError as exc:
+        return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent",
+                                   detail=f"the mirror {mirror.directory} cannot be used: "
+                                          f"{exc}")]
+    verdicts += _against_mirror(store, mirror, size, held)
+    keys: set[str] = set()
+    for start in range(0, held, page):
+        stop = min(held, start + page)
+        batch = list(enumerate(mirrored[start:stop], start=start))
+        keys.update(leaf.key for _, (_, leaf, _) in batch if leaf is not None)
+        verdicts += _judged(store, [(i, data, leaf_hash) for i, (data, _, leaf_hash) in batch])
+    verdicts += _leaves(store, held, min(size, pinned_size), page)  # pinned past the mirror
+    verdicts += _unlogged(store, page, keys)
     return verdicts
+
+
+def _mirrored(mirror: Mirror, checkpoint: Checkpoint | None,
+              held: int) -> list[tuple[bytes, Leaf | None, bytes]]:
+    """The mirror's leaves (bytes, parsed, logged hash), checked against its own tiles and
+    the pinned checkpoint; MirrorError if the mirror does not hold what it says."""
+    if checkpoint is not None and 0 < checkpoint.size <= held and (
+            mirror.root(checkpoint.size) != checkpoint.root):
+        raise MirrorError(f"its tree of {checkpoint.size} leaves is not the pinned one: the "
+                          "mirror was changed")
+    entries = mirror.entries(0, held)
+    found = []
+    for index, data in enumerate(entries):
+        tile = mirror.tile(0, index // tiles.WIDTH, held)
+        at = (index % tiles.WIDTH) * merkle.HASH_SIZE
+        logged = tile[at:at + merkle.HASH_SIZE]
+        if merkle.leaf_hash(data) != logged:
+            raise MirrorError(f"its entry {index} does not hash to its own tile: the mirror "
+                              "was changed")
+        found.append((data, parse_leaf(data), logged))
+    return found
+
+
+def _against_mirror(store: Store, mirror: Mirror, size: int, held: int) -> list[Verdict]:
+    """One verdict if the store's log no longer extends the mirror (truncated, rewritten)."""
+    if size < held:
+        detail = (f"the log holds {size} leaves, fewer than the {held} its mirror "
+                  f"{mirror.directory} holds: it was truncated")
+    elif held and store.log.root(held) != mirror.root(held):
+        detail = (f"the log's tree of {held} leaves is not the one its mirror "
+                  f"{mirror.directory} holds: the log was rewritten")
+    else:
+        return []
+    return [Verdict(key=LOG, outcome="log-inconsistent", detail=detail)]
 
 
 def _stored_checkpoints(store: Store, verifier_key: str) -> Iterator[Verdict]:
@@ -92,31 +153,41 @@ def _consistency(store: Store, checkpoint: Checkpoint, size: int) -> str | None:
     return None
 
 
-def _leaves(store: Store, size: int, page: int) -> Iterator[Verdict]:
-    for start in range(0, size, page):
-        stop = min(size, start + page)
-        hashes = store.log.leaf_hashes(start, stop)
-        batch = list(store.log.leaves(start, stop, page))
-        parsed = [parse_leaf(data) for _, data in batch]
-        keys = [leaf.key if leaf is not None else "" for leaf in parsed]
-        results = store.results.get_many(keys)
-        audits = store.results.audit_many(keys)
-        for (index, data), leaf, result, audit in zip(batch, parsed, results, audits,
-                                                      strict=True):
-            at = (index - start) * merkle.HASH_SIZE
-            if leaf is None or merkle.leaf_hash(data) != hashes[at:at + merkle.HASH_SIZE]:
-                yield Verdict(key=leaf.key if leaf else LOG, outcome="log-inconsistent",
-                              where=f"leaf {index}",
-                              detail="the stored leaf does not hash to the logged tree")
-            elif result is None or audit is None:
-                yield Verdict(key=leaf.key, outcome="erased", where=f"leaf {index}",
-                              detail=f"logged on {_when(leaf.stored)}, now gone")
-            elif not leaf.matches(result, audit):
-                what = ("result" if hashlib.sha256(result).hexdigest() != leaf.result_sha256
-                        else "audit")
-                yield Verdict(key=leaf.key, outcome="rewritten", where=f"leaf {index}",
-                              detail=f"the stored {what} bytes are not the ones logged at "
-                                     f"leaf {index}")
+def _leaves(store: Store, start: int, stop: int, page: int) -> Iterator[Verdict]:
+    """Verdicts on the store's own leaves ``[start, stop)``."""
+    for at in range(start, stop, page):
+        end = min(stop, at + page)
+        hashes = store.log.leaf_hashes(at, end)
+        yield from _judged(store, [
+            (index, data, hashes[(index - at) * merkle.HASH_SIZE:
+                                 (index - at + 1) * merkle.HASH_SIZE])
+            for index, data in store.log.leaves(at, end, page)])
+
+
+def _judged(store: Store, batch: list[tuple[int, bytes, bytes]]) -> list[Verdict]:
+    """Verdicts on logged leaves (index, bytes, the hash the tree holds): does each hash to
+    the tree, and does the store still hold its result and audit with the logged hashes?"""
+    parsed = [parse_leaf(data) for _, data, _ in batch]
+    keys = [leaf.key if leaf is not None else "" for leaf in parsed]
+    results = store.results.get_many(keys)
+    audits = store.results.audit_many(keys)
+    found = []
+    for (index, data, logged), leaf, result, audit in zip(batch, parsed, results, audits,
+                                                          strict=True):
+        if leaf is None or merkle.leaf_hash(data) != logged:
+            found.append(Verdict(key=leaf.key if leaf else LOG, outcome="log-inconsistent",
+                                 where=f"leaf {index}",
+                                 detail="the stored leaf does not hash to the logged tree"))
+        elif result is None or audit is None:
+            found.append(Verdict(key=leaf.key, outcome="erased", where=f"leaf {index}",
+                                 detail=f"logged on {_when(leaf.stored)}, now gone"))
+        elif not leaf.matches(result, audit):
+            what = ("result" if hashlib.sha256(result).hexdigest() != leaf.result_sha256
+                    else "audit")
+            found.append(Verdict(key=leaf.key, outcome="rewritten", where=f"leaf {index}",
+                                 detail=f"the stored {what} bytes are not the ones logged at "
+                                        f"leaf {index}"))
+    return found
 
 
 def _when(stored: str) -> str:
@@ -126,12 +197,13 @@ def _when(stored: str) -> str:
         return stored
 
 
-def _unlogged(store: Store, page: int) -> Iterator[Verdict]:
+def _unlogged(store: Store, page: int, mirrored: set[str]) -> Iterator[Verdict]:
+    """Stored results that neither the store's log nor its mirror (``mirrored`` keys) has."""
     keys = sorted(set(store.results.keys()) | {k for k, _ in store.audits.scan()})
     for start in range(0, len(keys), page):
         chunk = keys[start:start + page]
         for key, logged in zip(chunk, store.log.logged(chunk), strict=True):
-            if not logged:
+            if not logged and key not in mirrored:
                 yield Verdict(key=key, outcome="unlogged",
                               detail="stored, but the log has no leaf for it: written around "
                                      "Rookhaven, or before the log (`rookhaven log backfill`)")

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from ..config import Settings
 from ..core.sampling import sample_keys, stratified_sample
 from ..store import Store
+from ..transparency.mirror import Mirror
 from .logcheck import PinnedCheckpoint, check_log
 from .models import Selection, Verdict, VerificationRun
 from .replay import Replayer
@@ -40,6 +41,9 @@ class Verifier:
         self.store = store
         self.replayer = Replayer(store, settings)
         self.clock = clock
+        # The log's copy outside Redis, if there is one: the log checks then read it.
+        self.mirror = (Mirror(settings.log_mirror_dir) if settings.log_mirror_dir is not None
+                       else None)
 
     def choose(self, selection: Selection) -> tuple[list[str], str | None]:
         """The keys ``selection`` names, and the sample seed used (None if not sampled)."""
@@ -88,12 +92,13 @@ class Verifier:
             progress: Callable[[int, int], None] | None = None,
             pinned: PinnedCheckpoint | None = None,
             run_id: str | None = None) -> VerificationRun:
-        """Check the chosen results (and, with a ``pinned`` checkpoint, the log first),
-        record the run in the store under ``run_id`` (default: one made from the start
-        time, as ``run_id_at`` makes it), and return it."""
+        """Check the chosen results (and, with a ``pinned`` checkpoint or a mirror, the log
+        first), record the run in the store under ``run_id`` (default: one made from the
+        start time, as ``run_id_at`` makes it), and return it."""
         started = self.clock()
         keys, seed = self.choose(selection)
-        verdicts: list[Verdict] = check_log(self.store, pinned) if pinned is not None else []
+        verdicts: list[Verdict] = (check_log(self.store, pinned, mirror=self.mirror)
+                                   if pinned is not None or self.mirror is not None else [])
         if not selection.keys:
             # Store-wide alarms (nothing to check, results gone) are alarms like any other:
             # each gets its line at ERROR, so the log agrees with the run's alarm count.

@@ -442,3 +442,45 @@ def test_backfill_logs_results_stored_before_the_log_once_and_then_verifies_clea
     clean = verify(env, pin, key[1])
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "0 alarms" in clean.stdout
+
+
+# ----- mirror -------------------------------------------------------------------------
+
+
+def test_log_mirror_then_verify_mirror_names_an_erased_result_and_accuses_no_other(
+        pipeline: Pipeline, signer: dict[str, str], key: tuple[Path, str],
+        env: dict[str, str], tmp_path: Path) -> None:
+    pinned_file = tmp_path / "pinned.cp"
+    checkpoint(signer, key, pinned_file)
+    mirror = tmp_path / "mirror"
+    done = rookhaven(env, "log", "mirror", str(mirror))
+    assert done.returncode == 0, done.stderr
+    assert "mirrored 20 leaves" in done.stderr and "checkpoint of 20 leaves" in done.stderr
+    assert (mirror / "checkpoint").read_text(encoding="utf-8") == pinned_file.read_text(
+        encoding="utf-8")
+    again = rookhaven(env, "log", "mirror", str(mirror))
+    assert "(0 new;" in again.stderr
+    # Erase one result with every key and list entry that names it.
+    store, k = pipeline.store, pipeline.store.keys
+    victim = [key for key, _ in store.audits.scan()][5]
+    leaf = store.client.lindex(k.log_leaves, store.log.index_of(victim))
+    digest = store.corpora.resolve("port")
+    store.client.delete(k.result(victim), k.audit(victim), k.job(victim))
+    store.client.zrem(k.audits_by_time, victim)
+    store.client.zrem(k.audits_by_corpus(digest), victim)
+    store.client.lrem(k.log_leaves, 1, leaf)
+    store.client.hdel(k.log_index, victim)
+    args = ("verify", "--all", "--json", "--checkpoint", str(pinned_file), "--verifier-key",
+            key[1])
+    plain = rookhaven(env, *args)
+    mirrored = rookhaven(env, *args, "--mirror", str(mirror))
+    assert plain.returncode == mirrored.returncode == 1
+    named = {(v["outcome"], v["key"]) for v in orjson.loads(mirrored.stdout)["verdicts"]
+             if v["outcome"] != "match"}
+    assert ("erased", victim) in named
+    assert {key for _, key in named} - {"log", "store"} == {victim}, named
+    assert ("erased", victim) not in {(v["outcome"], v["key"])
+                                      for v in orjson.loads(plain.stdout)["verdicts"]}
+    # The mirror refuses to follow the truncated log, and keeps what it had.
+    refused = rookhaven(env, "log", "mirror", str(mirror))
+    assert refused.returncode != 0 and "truncated" in one_line_error(refused)

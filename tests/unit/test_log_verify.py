@@ -4,6 +4,7 @@ with full Redis write access but not the signing key is caught, naming the key."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import fakeredis
 import pytest
@@ -13,8 +14,9 @@ from rookhaven.config import Settings
 from rookhaven.core.identity import result_key
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
-from rookhaven.transparency import checkpoints
+from rookhaven.transparency import checkpoints, tiles
 from rookhaven.transparency.leaf import leaf_for
+from rookhaven.transparency.mirror import Mirror
 from rookhaven.transparency.note import generate_key
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import PinnedCheckpoint
@@ -130,3 +132,55 @@ def test_a_pinned_checkpoint_with_a_forged_signature_is_refused(pipeline: Pipeli
     pin = pinned(pipeline)
     forged = PinnedCheckpoint(note=pin.note.replace("\n6\n", "\n5\n"), verifier_key=VERIFIER)
     assert alarms(pipeline, forged)[0] == ("bad-signature", "log")
+
+
+def _erase_with_its_leaf(pipeline: Pipeline) -> str:
+    """The issue's attack: a result erased with its job, indexes, leaf and log index entry."""
+    store, k = pipeline.store, pipeline.store.keys
+    victim = keys(pipeline)[2]
+    index = store.log.index_of(victim)
+    assert index is not None
+    leaf = store.client.lindex(k.log_leaves, index)
+    erase(pipeline, victim, store.corpora.resolve("port"))
+    store.client.lrem(k.log_leaves, 1, leaf)
+    store.client.hdel(k.log_index, victim)
+    return victim
+
+
+def _mirrored_alarms(pipeline: Pipeline, pin: PinnedCheckpoint | None,
+                     mirror: Path) -> list[tuple[str, str]]:
+    settings = pipeline.settings.with_overrides(log_mirror_dir=mirror)
+    run = Verifier(pipeline.store, settings).run(Selection(all=True), pinned=pin)
+    return sorted((v.outcome, v.key) for v in run.verdicts if v.alarm)
+
+
+def test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other(
+        pipeline: Pipeline, tmp_path: Path) -> None:
+    pin = pinned(pipeline)
+    Mirror(tmp_path / "mirror").update(pipeline.store)
+    victim = _erase_with_its_leaf(pipeline)
+    without = alarms(pipeline, pin)
+    # Without the mirror the shifted leaf list is all the log has: the victim is not named.
+    assert ("erased", victim) not in without
+    found = _mirrored_alarms(pipeline, pin, tmp_path / "mirror")
+    assert ("erased", victim) in found and ("log-inconsistent", "log") in found
+    accused = {key for outcome, key in found if key not in ("log", "store")}
+    assert accused == {victim}, found
+    # The mirror alone, with no pinned checkpoint, says the same.
+    alone = _mirrored_alarms(pipeline, None, tmp_path / "mirror")
+    assert {key for _, key in alone if key not in ("log", "store")} == {victim}
+
+
+def test_an_intact_log_and_mirror_verify_clean_and_a_changed_mirror_is_named(
+        pipeline: Pipeline, tmp_path: Path) -> None:
+    pin = pinned(pipeline)
+    Mirror(tmp_path).update(pipeline.store)
+    assert _mirrored_alarms(pipeline, pin, tmp_path) == []
+    bundle = tmp_path / tiles.bundle_path(0, 6)
+    data = bundle.read_bytes()
+    bundle.write_bytes(data.replace(b'"backfilled":false', b'"backfilled":true ', 1))
+    run = Verifier(pipeline.store, pipeline.settings.with_overrides(log_mirror_dir=tmp_path)
+                   ).run(Selection(all=True), pinned=pin)
+    bad = [v for v in run.verdicts if v.alarm]
+    assert [(v.outcome, v.key) for v in bad] == [("log-inconsistent", "log")]
+    assert "does not hash to its own tile: the mirror was changed" in bad[0].detail
