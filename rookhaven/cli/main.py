@@ -35,6 +35,7 @@ SUBCOMMANDS = (
     "metrics",
     "engines",
     "log",
+    "store",
 )
 
 

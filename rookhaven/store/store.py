@@ -21,6 +21,7 @@ from .replication import Replication
 from .reranks import RerankLog
 from .results import ResultStore
 from .rounds import Round
+from .usage import Usage
 from .verifications import VerificationLog
 
 
@@ -44,6 +45,7 @@ class Store:
         self.reranks = RerankLog(self._ctx)
         self.log = TransparencyLog(self._ctx)
         self.replication = Replication(self._ctx, min_replicas, replica_timeout)
+        self.usage = Usage(self._ctx)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:

@@ -386,3 +386,17 @@ def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:
             counters["results_stored"]) == (3, 3, 3, 3)
     events = list(store.ledger.events())
     assert counters["jobs_done"] == sum(e.event == "done" for e in events)
+
+
+def test_store_usage_counts_and_says_when_bytes_cannot_be_measured(store: Store) -> None:
+    from rookhaven.store.usage import describe
+    digest = store.corpora.put(corpus(5), "port").digest
+    empty = store.usage.measure()
+    assert (empty.results, empty.corpora, empty.bytes_per_result) == (0, 1, None)
+    assert "bytes per result: unknown" in describe(empty)
+    key = "sha256:" + "c" * 64
+    store.results.put(key, digest, framed(b"[1]"), AUDIT)
+    found = store.usage.measure()
+    assert (found.results, found.leaves, found.sampled) == (1, 1, 1)
+    # fakeredis has no MEMORY USAGE: the numbers it cannot give are None, not guessed.
+    assert found.bytes_per_result is None and found.bytes_for(10) is None

@@ -1,0 +1,139 @@
+"""What the store holds and what it costs: keys per kind, and bytes per result and per leaf.
+
+Counts come from the store's own indexes (no scan of the keyspace). Bytes come from Redis's
+``MEMORY USAGE`` over a sample of results (result, audit and job record, each with its
+index entries' share) and over the log's structures divided by its leaves, so that the
+memory a number of results will need can be projected (``bytes_for``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from .connection import translated
+from .context import StoreContext, text
+from .keys import LOG_CHUNK
+
+# Bytes of one sorted-set member with its score (a 71-byte result key): MEMORY USAGE of a
+# set of 10^5 of them over 10^5, on Redis 7.0.15. The two audit indexes hold every result;
+# measuring them whole for each call would cost a walk of sets of any size.
+_INDEX_ENTRY = 2 * 168
+
+
+@dataclass(frozen=True)
+class StoreUsage:
+    """Counts per kind, and the measured bytes per stored result and per log leaf."""
+
+    redis_version: str
+    used_memory: int
+    results: int
+    leaves: int
+    corpora: int
+    checkpoints: int
+    verification_runs: int
+    jobs_open: dict[str, int]
+    sampled: int
+    bytes_per_result: float | None  # result + audit + job record + index entries
+    bytes_per_leaf: float | None  # leaf + log index entry + its share of the tree's hashes
+    log_shards: int = 1
+
+    def bytes_for(self, results: int) -> float | None:
+        """Memory ``results`` stored results and their leaves would take, by this sample."""
+        if self.bytes_per_result is None or self.bytes_per_leaf is None:
+            return None
+        return results * (self.bytes_per_result + self.bytes_per_leaf)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Usage:
+    """Measures a store (read-only)."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def measure(self, sample: int = 200) -> StoreUsage:
+        """Counts, and bytes per result from up to ``sample`` of the most recent results."""
+        client, k = self._ctx.client, self._ctx.keys
+        with translated(client, "measuring the store"):
+            info, memory = self._info("server"), self._info("memory")
+            pipe = client.pipeline(transaction=False)
+            pipe.zcard(k.audits_by_time)
+            pipe.llen(k.log_leaves)
+            pipe.zcard(k.corpora)
+            pipe.zcard(k.log_checkpoints)
+            pipe.zcard(k.verifications)
+            pipe.zcard(k.jobs_queued)
+            pipe.zcard(k.jobs_running)
+            pipe.zrevrange(k.audits_by_time, 0, sample - 1)
+            results, leaves, corpora, checkpoints, runs, queued, running, recent = pipe.execute()
+            keys = [text(key) for key in recent]
+            per_result = self._bytes_per_result(keys)
+            per_leaf = self._bytes_per_leaf(int(leaves))
+        return StoreUsage(
+            redis_version=str(info.get("redis_version", "?")),
+            used_memory=int(memory.get("used_memory", 0)), results=int(results),
+            leaves=int(leaves), corpora=int(corpora), checkpoints=int(checkpoints),
+            verification_runs=int(runs), jobs_open={"queued": int(queued),
+                                                    "running": int(running)},
+            sampled=len(keys), bytes_per_result=per_result, bytes_per_leaf=per_leaf)
+
+    def _info(self, section: str) -> dict[str, Any]:
+        """``INFO section``, or nothing from a Redis-compatible server without it."""
+        try:
+            return dict(self._ctx.client.info(section))
+        except ResponseError:
+            return {}
+
+    def _memory(self, names: list[str]) -> list[int] | None:
+        """``MEMORY USAGE`` of each key (0 if absent); None if the server has no MEMORY."""
+        pipe = self._ctx.client.pipeline(transaction=False)
+        for name in names:
+            pipe.memory_usage(name, samples=0)
+        try:
+            return [int(n or 0) for n in pipe.execute()]
+        except ResponseError:  # a Redis-compatible server without MEMORY USAGE
+            return None
+
+    def _bytes_per_result(self, keys: list[str]) -> float | None:
+        if not keys:
+            return None
+        k = self._ctx.keys
+        found = self._memory([name for key in keys
+                              for name in (k.result(key), k.audit(key), k.job(key))])
+        return None if found is None else sum(found) / len(keys) + _INDEX_ENTRY
+
+    def _bytes_per_leaf(self, leaves: int) -> float | None:
+        if not leaves:
+            return None
+        k = self._ctx.keys
+        tiles = [k.log_hashes(level, chunk) for level in range(leaves.bit_length())
+                 for chunk in range(((leaves >> level) + LOG_CHUNK - 1) // LOG_CHUNK)]
+        found = self._memory([k.log_leaves, k.log_index, *tiles])
+        return None if found is None else sum(found) / leaves
+
+
+def describe(usage: StoreUsage) -> str:
+    """The lines ``rookhaven store info`` prints."""
+    mib = 1 << 20
+    lines = [f"redis {usage.redis_version}, {usage.used_memory / mib:,.1f} MiB used; "
+             f"{usage.log_shards} log shard",
+             f"results {usage.results:,}, log leaves {usage.leaves:,}, corpora "
+             f"{usage.corpora}, checkpoints {usage.checkpoints}, verification runs "
+             f"{usage.verification_runs}, jobs queued {usage.jobs_open['queued']} / running "
+             f"{usage.jobs_open['running']}"]
+    if usage.bytes_per_result is None or usage.bytes_per_leaf is None:
+        lines.append("bytes per result: unknown (no result stored, or the server has no "
+                     "MEMORY USAGE)")
+        return "\n".join(lines)
+    total = usage.bytes_for(10**9) or 0.0
+    lines += [f"bytes per result {usage.bytes_per_result:,.0f} (result, audit, job record, "
+              f"index entries; {usage.sampled} sampled), per log leaf "
+              f"{usage.bytes_per_leaf:,.0f}",
+              f"10^9 results would take {total / (1 << 40):,.1f} TiB: "
+              f"{-(-total // (64 << 30)):,.0f} nodes of 64 GiB before replicas and headroom"]
+    return "\n".join(lines)
