@@ -1,0 +1,92 @@
+"""Redis commands and Redis CPU per job, submitting and executing, read from INFO commandstats.
+
+Run by hand (not a test) against a Redis of its own, since commandstats are server-wide:
+
+    .venv/bin/python bench/queue_commands.py --redis redis://127.0.0.1:6391/0 --jobs 2000
+
+Jobs go through ``Pipeline.submit_many`` and the workers' own ``Executor`` in this process,
+100 per batch as a worker takes a message (Celery's own commands, about ten a message,
+are not counted). Commands run inside scripts count, as Redis counts them; Redis CPU is the
+server process's user + system time over each phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+import redis  # noqa: E402
+
+from rookhaven import RetrievalRequest  # noqa: E402
+from rookhaven.config import Settings  # noqa: E402
+from rookhaven.corpusfile import load_corpus  # noqa: E402
+from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
+from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
+from rookhaven.store import Store  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--dataset", type=Path, default=ROOT.parent / "shared/datasets/npl")
+    parser.add_argument("--jobs", type=int, default=2000)
+    parser.add_argument("--batch", type=int, default=100)
+    args = parser.parse_args()
+    n, prefix = args.jobs, f"rh-cmds{time.time_ns()}"
+    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": args.redis,
+                                      "ROOKHAVEN_KEY_PREFIX": prefix,
+                                      "ROOKHAVEN_LOG_LEVEL": "warning"})
+    store = Store.from_settings(settings)
+    docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
+    lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
+    queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+    pipe = Pipeline(store, RecordingDispatcher(), settings)
+    pipe.add_corpus(docs, "bench")
+    executor = Executor(store, settings)
+    warm = pipe.submit_many([RetrievalRequest(query="warm up", recall_budget=10, seed="w")],
+                            "bench")
+    executor.run([r.job_id for r in warm], "bench")
+    client = redis.Redis.from_url(args.redis)
+
+    def stats() -> dict[str, tuple[float, float]]:
+        # Commands from commandstats; CPU from the server process's own user + system time
+        # (commandstats' usec counts a script's inner commands twice: in EVALSHA and alone).
+        cpu = client.info("cpu")
+        return {"cpu": (0, 1e6 * (float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"]))),
+                **{name.removeprefix("cmdstat_"): (v["calls"], 0)
+                   for name, v in client.info("commandstats").items()}}
+
+    requests = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
+                                 seed=f"c{i}") for i in range(n)]
+    try:
+        before = stats()
+        ids = [ref.job_id for ref in pipe.submit_many(requests, "bench")]
+        submitted = stats()
+        for at in range(0, n, args.batch):
+            executor.run(ids[at: at + args.batch], "bench")
+        executed = stats()
+        total_calls = total_usec = 0
+        for label, a, b in (("submit", before, submitted), ("execute", submitted, executed)):
+            calls = {k: b[k][0] - a.get(k, (0, 0))[0] for k in b}
+            usec = b["cpu"][1] - a["cpu"][1]
+            busy = {k: round(c / n, 2) for k, c in sorted(calls.items(), key=lambda x: -x[1])
+                    if c and k not in ("info", "cpu")}
+            total_calls += sum(busy.values())
+            total_usec += usec
+            print(f"{label}: {sum(busy.values()):.1f} commands a job, {usec / n:.1f} us of "
+                  f"Redis CPU a job; {busy}")
+        print(f"in all: {total_calls:.1f} commands and {total_usec / n:.1f} us of Redis CPU "
+              f"a job ({n:,} jobs, {args.batch} a batch)")
+    finally:
+        for key in client.scan_iter(match=f"{prefix}*", count=1000):
+            client.delete(key)
+
+
+if __name__ == "__main__":
+    main()
