@@ -60,6 +60,7 @@ class Settings:
     log_level: str = "info"
     # May carry a password: kept out of repr like the token below.
     redis_url: str | None = dataclasses.field(default=None, repr=False)
+    broker_url: str | None = dataclasses.field(default=None, repr=False)
     key_prefix: str = "rookhaven"
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8765
@@ -199,6 +200,14 @@ class Settings:
         return request
 
     @property
+    def broker(self) -> tuple[str | None, str]:
+        """The broker's URL and the setting it comes from: ROOKHAVEN_BROKER_URL, else the
+        store's ROOKHAVEN_REDIS_URL."""
+        if self.broker_url is not None:
+            return self.broker_url, "ROOKHAVEN_BROKER_URL"
+        return self.redis_url, "ROOKHAVEN_REDIS_URL"
+
+    @property
     def document_limits(self) -> DocumentLimits:
         """How large one document may be (ids, canonical bytes, metadata size and depth)."""
         return DocumentLimits(max_id_len=self.max_id_len, max_doc_bytes=self.max_doc_bytes,
@@ -272,9 +281,14 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", choice(LOG_LEVELS),
          "least severe log level written to stderr"),
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", text,
-         "Redis for the store and the Celery broker: redis://, rediss:// (TLS) or unix://, "
+         "Redis for the store (and the Celery broker, unless ROOKHAVEN_BROKER_URL names "
+         "another): redis://, rediss:// (TLS) or unix://, "
          "with user:password@ and /db, or sentinel://HOST:PORT,.../SERVICE/DB for the primary "
          "Redis Sentinel names"),
+    Spec("ROOKHAVEN_BROKER_URL", "broker_url", text,
+         "Redis for the Celery broker when it is not the store's (same forms as "
+         "ROOKHAVEN_REDIS_URL; a Redis Cluster cannot be a broker); default: "
+         "ROOKHAVEN_REDIS_URL"),
     Spec("ROOKHAVEN_KEY_PREFIX", "key_prefix", key_prefix,
          "prefix of every Redis key Rookhaven writes: 1 to 64 letters, digits, '.', '_' or '-', "
          "starting with a letter or digit"),

@@ -9,6 +9,7 @@ embedded store lives in memory: it is not durable, and it is gone when the comma
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import socket
@@ -247,8 +248,9 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     with embedded_redis() as url:
-        demo = settings.with_overrides(redis_url=url, key_prefix="rookhaven-demo",
-                                       log_level="warning")
+        # Broker and store are the embedded server, whatever ROOKHAVEN_BROKER_URL says.
+        demo = dataclasses.replace(settings.with_overrides(
+            redis_url=url, key_prefix="rookhaven-demo", log_level="warning"), broker_url=None)
         print(f"Rookhaven demo: embedded Redis-compatible server (fakeredis) at {url}.\n"
               "It keeps everything in memory: NOT durable; it is all gone when this command "
               "ends.\nA Celery worker runs in this process (solo pool) and consumes from it.")

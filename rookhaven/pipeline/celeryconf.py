@@ -63,7 +63,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery settings for ``settings``; pass to ``app.conf.update``."""
     timeout = settings.redis_timeout
     return {
-        **_broker(check_url(settings.redis_url), {
+        **_broker(check_url(*settings.broker), {
             "visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.unacked_restore_interval,
             "unacked_restore_throttle": 1,
@@ -134,9 +134,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 
 def _broker(url: str, transport: dict[str, Any]) -> dict[str, Any]:
-    """broker_url and its transport options (and TLS) for ROOKHAVEN_REDIS_URL: a Sentinel URL
-    becomes kombu's Sentinel transport, asking the same Sentinels for the same primary as
-    the store."""
+    """broker_url and its transport options (and TLS) for the broker's URL (ROOKHAVEN_BROKER_URL,
+    else the store's): a Sentinel URL becomes kombu's Sentinel transport, asking those
+    Sentinels for the primary they name."""
     if not sentinel.is_sentinel(url):
         return {"broker_url": url, "broker_transport_options": transport}
     where = sentinel.parse(url, redact(url))

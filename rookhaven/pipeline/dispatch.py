@@ -46,7 +46,7 @@ class CeleryDispatcher:
     def __init__(self, settings: Settings) -> None:
         self.app = Celery("rookhaven-producer", set_as_current=False)
         self.app.conf.update(celery_config(settings))
-        self._where = redact(settings.redis_url or "")
+        self._where = redact(settings.broker[0] or "")
 
     def send(self, job_ids: Sequence[str], batch_size: int, queue: str = QUEUE) -> None:
         if not job_ids:

@@ -25,6 +25,17 @@ from . import sentinel
 from .patience import Patience
 
 SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES)
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+_NO_CLUSTER = (
+    # The store: its scripts move a job, its result and its log leaf in one atomic step.
+    "{setting} {url!r} names a Redis Cluster, which the store cannot use yet: each job "
+    "script touches keys in several hash slots; use a standalone or sentinel:// Redis",
+    # The broker: kombu's Redis transport cannot work across slots at all.
+    "{setting} {url!r} names a Redis Cluster, which cannot be the Celery broker: kombu's "
+    "Redis transport moves each message between its queue list and its unacked hash in one "
+    "MULTI, and a cluster puts those keys in different slots; use a standalone or "
+    "sentinel:// Redis",
+)
 # The password of a URL's user part, and any password option in its query.
 _SECRETS = (re.compile(r"(?<=://)([^/@?#]*?):[^/@?#]*@"), re.compile(r"(password=)[^&#]*"))
 
@@ -35,14 +46,18 @@ def redact(url: str) -> str:
     return query_part.sub(r"\1***", user_part.sub(r"\1:***@", url, count=1))
 
 
-def check_url(url: str | None) -> str:
-    """``url`` if it names a Redis server Rookhaven can use, else a ConfigError saying why."""
+def check_url(url: str | None, setting: str = "ROOKHAVEN_REDIS_URL") -> str:
+    """``url`` (the value of ``setting``) if it names a Redis server Rookhaven can use, else
+    a ConfigError saying why."""
     if not url:
-        raise ConfigError("no Redis configured: set ROOKHAVEN_REDIS_URL, "
+        raise ConfigError(f"no Redis configured: set {setting}, "
                           "e.g. redis://127.0.0.1:6379/0")
     scheme = urlsplit(url).scheme
+    if scheme in CLUSTER_SCHEMES:
+        raise ConfigError(_NO_CLUSTER[setting == "ROOKHAVEN_BROKER_URL"].format(
+            setting=setting, url=redact(url)))
     if scheme not in SCHEMES:
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {redact(url)!r} has scheme {scheme!r}; "
+        raise ConfigError(f"{setting} {redact(url)!r} has scheme {scheme!r}; "
                           f"use one of: {', '.join(s + '://' for s in SCHEMES)}")
     if sentinel.is_sentinel(url):
         sentinel.parse(url, redact(url))
