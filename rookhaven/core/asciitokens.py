@@ -22,6 +22,7 @@ from .compiled import live, njit
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _EMPTY = -1
+_MAX_BYTES = (1 << 31) - 1
 
 
 def _classes(buf: Any, table: Any, seg_bounds: Any, seg_counts: Any,
@@ -113,8 +114,8 @@ def byte_table(gaps: dict[int, str]) -> npt.NDArray[np.uint8]:
 def classes(texts: list[str], table: npt.NDArray[np.uint8]
             ) -> tuple[list[str], npt.NDArray[np.int32], npt.NDArray[np.int64]] | None:
     """Every token of ``texts`` (each ASCII) as ``(class strings, each token's class, each
-    text's token count)``; None without numba, while held, on a hash collision, or if a
-    text is not ASCII after all."""
+    text's token count)``; None without numba, while held, on a hash collision, if a text
+    is not ASCII after all, or if together they pass 2 GiB (int32 positions)."""
     if _CLASSES is None or _COUNT is None or not live():
         return None
     text = "\n".join(texts) + "\n"  # "\n" is a gap: no token spans two texts
@@ -122,6 +123,8 @@ def classes(texts: list[str], table: npt.NDArray[np.uint8]
         return None
     joined = text.encode("ascii")
     del text
+    if len(joined) > _MAX_BYTES:  # positions are kept in int32: past that, the string path
+        return None
     buf = np.frombuffer(joined, dtype=np.uint8)
     bounds = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(t) + 1 for t in texts], out=bounds[1:])

@@ -57,6 +57,14 @@ def test_a_text_past_ascii_or_a_held_process_takes_the_string_path() -> None:
         compiled.release()
 
 
+def test_texts_past_int32_positions_take_the_string_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    table = byte_table(Analyzer().ascii_gaps)
+    monkeypatch.setattr(asciitokens, "_MAX_BYTES", 11)
+    assert classes(["crane", "tide"], table) is not None  # "crane\ntide\n": 11 bytes
+    assert classes(["crane tide", "quay"], table) is None  # 16 bytes
+
+
 def test_a_hash_collision_is_detected_never_merged(monkeypatch: pytest.MonkeyPatch) -> None:
     # With the prime zero every token hashes alike: the pure-Python pass must notice that
     # "crane" and "tide" differ, and say so, rather than count them as one token.
