@@ -163,7 +163,11 @@ def _mirror(store: Store, directory: Path | None) -> int:
     if directory is None:
         raise InputError("name the mirror's directory: `rookhaven log mirror DIR`, or set "
                          "ROOKHAVEN_LOG_MIRROR_DIR")
-    growth = Mirror(directory).update(store)
+    def progress(done: int, size: int) -> None:
+        if size > 100_000 and (done == size or done % 100_000 < 4096):
+            print(f"log mirror: {done:,}/{size:,} leaves", file=sys.stderr, flush=True)
+
+    growth = Mirror(directory).update(store, progress=progress)
     kept = ("no signed checkpoint yet" if growth.checkpoint_size is None
             else f"checkpoint of {growth.checkpoint_size} leaves")
     print(f"mirrored {growth.after} leaves to {directory} ({growth.after - growth.before} "

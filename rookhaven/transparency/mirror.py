@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,9 +126,11 @@ class Mirror:
 
     # ----- writing --------------------------------------------------------------------
 
-    def update(self, store: Store, page: int = 4096) -> Growth:
-        """Copy what the store's log added since the mirror last grew; MirrorError, with
-        nothing written, if the store's log no longer extends the mirror."""
+    def update(self, store: Store, page: int = 4096,
+               progress: Callable[[int, int], None] | None = None) -> Growth:
+        """Copy what the store's log added since the mirror last grew (``progress(done,
+        size)`` after each page); MirrorError, with nothing written, if the store's log no
+        longer extends the mirror."""
         before = self.size()
         size = store.log.integrate()
         if size < before:
@@ -139,6 +142,8 @@ class Mirror:
                               f"{self.directory}: the store's log was rewritten")
         for at in range(before, size, page):
             self._grow(store, at, min(size, at + page))
+            if progress is not None:
+                progress(min(size, at + page), size)
         note = latest(store)
         kept = None
         if note is not None:

@@ -101,16 +101,17 @@ def _mirrored(mirror: Mirror, checkpoint: Checkpoint | None,
             mirror.root(checkpoint.size) != checkpoint.root):
         raise MirrorError(f"its tree of {checkpoint.size} leaves is not the pinned one: the "
                           "mirror was changed")
-    entries = mirror.entries(0, held)
     found = []
-    for index, data in enumerate(entries):
-        tile = mirror.tile(0, index // tiles.WIDTH, held)
-        at = (index % tiles.WIDTH) * merkle.HASH_SIZE
-        logged = tile[at:at + merkle.HASH_SIZE]
-        if merkle.leaf_hash(data) != logged:
-            raise MirrorError(f"its entry {index} does not hash to its own tile: the mirror "
-                              "was changed")
-        found.append((data, parse_leaf(data), logged))
+    for start in range(0, held, tiles.WIDTH):  # a bundle and its level-0 tile at a time
+        stop = min(held, start + tiles.WIDTH)
+        tile = mirror.tile(0, start // tiles.WIDTH, held)
+        for index, data in enumerate(mirror.entries(start, stop), start=start):
+            at = (index - start) * merkle.HASH_SIZE
+            logged = tile[at:at + merkle.HASH_SIZE]
+            if merkle.leaf_hash(data) != logged:
+                raise MirrorError(f"its entry {index} does not hash to its own tile: the "
+                                  "mirror was changed")
+            found.append((data, parse_leaf(data), logged))
     return found
 
 
