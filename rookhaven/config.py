@@ -284,7 +284,7 @@ SPECS: tuple[Spec, ...] = (
          "Redis for the store (and the Celery broker, unless ROOKHAVEN_BROKER_URL names "
          "another): redis://, rediss:// (TLS) or unix://, "
          "with user:password@ and /db, or sentinel://HOST:PORT,.../SERVICE/DB for the primary "
-         "Redis Sentinel names"),
+         "Redis Sentinel names (a Redis Cluster is not supported yet)"),
     Spec("ROOKHAVEN_BROKER_URL", "broker_url", text,
          "Redis for the Celery broker when it is not the store's (same forms as "
          "ROOKHAVEN_REDIS_URL; a Redis Cluster cannot be a broker); default: "

@@ -2,8 +2,9 @@
 
 An embedded Redis-compatible server (fakeredis over TCP on loopback), a Celery worker on a
 thread consuming from it, the shipped port-operations corpus, a handful of submitted jobs,
-a bulk re-rank against the corpus's edited next version, and a verification run. The
-embedded store lives in memory: it is not durable, and it is gone when the command ends.
+a bulk re-rank against the corpus's edited next version, verification runs (one after a
+stored byte is changed), and the transparency log catching an erased result. The embedded
+store lives in memory: it is not durable, and it is gone when the command ends.
 """
 
 from __future__ import annotations

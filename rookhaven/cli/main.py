@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..config import Settings
 from ..errors import InputError, RookhavenError
@@ -44,6 +44,13 @@ PLUGIN_GROUP = "rookhaven.commands"
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line and exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Commands describe themselves with their module docstring, written with ``code``
+        # quotes for readers of the source; a terminal shows `code`.
+        if isinstance(kwargs.get("description"), str):
+            kwargs["description"] = kwargs["description"].replace("``", "`")
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
