@@ -8,20 +8,18 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
 from ..config import Settings
 from ..core.canonical import canonical_bytes, embeds, result_bytes
-from ..core.engine import Retriever
 from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
 from ..core.recipe import Recipe, recipe_of
 from ..errors import NotFoundError
-from ..models import RetrievalRequest
 from ..pipeline import Executor, RetrieverCache
 from ..store import Store
 from .models import Verdict
@@ -79,14 +77,6 @@ class Replayer:
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
         (``stored_bytes``: its result and audit, if already read)."""
-        found = self._prepare(key, stored_bytes)
-        if isinstance(found, Verdict):
-            return found
-        return found.judge(*result_bytes(found.retriever.result_data(found.request)))
-
-    def _prepare(self, key: str, stored_bytes: tuple[bytes, bytes] | None) -> Verdict | _Replay:
-        """A verdict already, or what replaying ``key`` needs: its stored bytes, retriever
-        and request, the key checked against the recipe."""
         try:
             stored, stored_audit = stored_bytes or (self.store.results.get(key),
                                                     self.store.results.audit(key))
@@ -126,36 +116,20 @@ class Replayer:
             return Verdict(key=key, outcome="missing-corpus", corpus_digest=digest,
                            stored_engine=stored_engine, detail=str(exc))
         retriever = self.executor.cache.get(digest, ref, recipe.params)
-        found = _Replay(key, stored, stored_audit, retriever, recipe.request,
-                        {"key": key, "corpus_digest": digest, "stored_engine": stored_engine,
-                         "current_engine": ref})
+        base = {"key": key, "corpus_digest": digest, "stored_engine": stored_engine,
+                "current_engine": ref}
         recomputed = result_key(recipe.request, digest, retriever.identity)
         if recomputed != key:
-            return Verdict(**found.base, outcome="wrong-key", where="result key",
+            return Verdict(**base, outcome="wrong-key", where="result key",
                            detail=f"its recipe gives the key {recomputed}: these bytes were "
                                   "stored under another result's key")
-        return found
-
-
-@dataclass(frozen=True)
-class _Replay:
-    """One stored result ready to be computed again, and how to judge what comes back."""
-
-    key: str
-    stored: bytes
-    stored_audit: bytes
-    retriever: Retriever
-    request: RetrievalRequest
-    base: dict[str, Any]
-
-    def judge(self, result: bytes, replayed_audit: bytes) -> Verdict:
-        if result == self.stored and replayed_audit == self.stored_audit:
-            return Verdict(**self.base, outcome="match")
-        if result != self.stored:
-            return Verdict(**self.base, outcome="mismatch",
-                           where=where_bytes_differ(self.stored, result))
-        return Verdict(**self.base, outcome="mismatch", where="audit record: "
-                       + where_bytes_differ(self.stored_audit, replayed_audit))
+        result, replayed_audit = result_bytes(retriever.result_data(recipe.request))
+        if result == stored and replayed_audit == stored_audit:
+            return Verdict(**base, outcome="match")
+        if result != stored:
+            return Verdict(**base, outcome="mismatch", where=where_bytes_differ(stored, result))
+        return Verdict(**base, outcome="mismatch",
+                       where="audit record: " + where_bytes_differ(stored_audit, replayed_audit))
 
 
 def _copies_differ(embedded: Any, stored: Any) -> str:
