@@ -26,12 +26,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-import orjson  # noqa: E402
+from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
 
 from bench.retrieve_split import Clock  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
-from rookhaven.config import Settings  # noqa: E402
 from rookhaven.core.canonical import canonical_bytes  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
@@ -54,15 +54,12 @@ def main() -> None:
     args = parser.parse_args()
 
     prefix = f"rh-split-{os.getpid()}"
-    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": args.redis,
-                                      "ROOKHAVEN_KEY_PREFIX": prefix,
-                                      "ROOKHAVEN_LOG_LEVEL": "warning"})
+    settings = bench_settings(args.redis, prefix)
     if args.engine:
         settings = settings.with_overrides(engine=args.engine)
     store = Store.from_settings(settings)
     docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
-    lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
-    queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+    queries = query_texts(args.dataset)
     reqs = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10, seed=f"s{i}")
             for i in range(args.jobs)]
     try:
@@ -114,9 +111,7 @@ def main() -> None:
               f"{server / len(ids) * 1e6:.0f} us (its whole CPU: use a Redis of your own); "
               f"inline {inline_cpu / len(ids) * 1e6:.0f} us")
     finally:
-        keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
-        for at in range(0, len(keys), 1000):
-            store.client.delete(*keys[at: at + 1000])
+        delete_prefix(store, prefix)
 
 
 def _server_cpu(store: Store) -> float:

@@ -19,12 +19,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-import orjson  # noqa: E402
 import redis  # noqa: E402
+from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
 
 from rookhaven import RetrievalRequest  # noqa: E402
-from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
@@ -39,13 +39,10 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=100)
     args = parser.parse_args()
     n, prefix = args.jobs, f"rh-cmds{time.time_ns()}"
-    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": args.redis,
-                                      "ROOKHAVEN_KEY_PREFIX": prefix,
-                                      "ROOKHAVEN_LOG_LEVEL": "warning"})
+    settings = bench_settings(args.redis, prefix)
     store = Store.from_settings(settings)
     docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
-    lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
-    queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+    queries = query_texts(args.dataset)
     pipe = Pipeline(store, RecordingDispatcher(), settings)
     pipe.add_corpus(docs, "bench")
     executor = Executor(store, settings)
@@ -71,7 +68,7 @@ def main() -> None:
         for at in range(0, n, args.batch):
             executor.run(ids[at: at + args.batch], "bench")
         executed = stats()
-        total_calls = total_usec = 0
+        total_calls, total_usec = 0.0, 0.0
         for label, a, b in (("submit", before, submitted), ("execute", submitted, executed)):
             calls = {k: b[k][0] - a.get(k, (0, 0))[0] for k in b}
             usec = b["cpu"][1] - a["cpu"][1]
@@ -84,8 +81,7 @@ def main() -> None:
         print(f"in all: {total_calls:.1f} commands and {total_usec / n:.1f} us of Redis CPU "
               f"a job ({n:,} jobs, {args.batch} a batch)")
     finally:
-        for key in client.scan_iter(match=f"{prefix}*", count=1000):
-            client.delete(key)
+        delete_prefix(store, prefix)
 
 
 if __name__ == "__main__":

@@ -24,11 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-import orjson  # noqa: E402
+from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
 
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
-from rookhaven.config import Settings  # noqa: E402
 from rookhaven.core.canonical import result_bytes  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
@@ -49,13 +49,10 @@ def main() -> None:
     args = parser.parse_args()
 
     prefix = f"rh-verify-{os.getpid()}"
-    settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": args.redis,
-                                      "ROOKHAVEN_KEY_PREFIX": prefix,
-                                      "ROOKHAVEN_LOG_LEVEL": "warning"})
+    settings = bench_settings(args.redis, prefix)
     store = Store.from_settings(settings)
     docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
-    lines = (args.dataset / "queries.jsonl").read_bytes().splitlines()
-    queries = [orjson.loads(line)["text"] for line in lines if line.strip()]
+    queries = query_texts(args.dataset)
     try:
         pipe = Pipeline(store, RecordingDispatcher(), settings)
         pipe.add_corpus(docs, "bench")
@@ -99,9 +96,7 @@ def main() -> None:
               f"{best_verify:,.0f}/s: {best_verify / best_inline:.2f}x the inline core",
               flush=True)
     finally:
-        keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
-        for at in range(0, len(keys), 1000):
-            store.client.delete(*keys[at: at + 1000])
+        delete_prefix(store, prefix)
 
 
 if __name__ == "__main__":

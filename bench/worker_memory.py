@@ -22,18 +22,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
+from benchstore import bench_settings, delete_prefix  # noqa: E402
 
-from rookhaven.config import Settings  # noqa: E402
 from rookhaven.core.corpus import Corpus  # noqa: E402
 from rookhaven.pipeline import RetrieverCache  # noqa: E402
 from rookhaven.store import Store  # noqa: E402
 
 
 def _store(redis: str, prefix: str) -> Store:
-    return Store.from_settings(Settings.from_mapping({"ROOKHAVEN_REDIS_URL": redis,
-                                                      "ROOKHAVEN_KEY_PREFIX": prefix}))
+    return Store.from_settings(bench_settings(redis, prefix))
 
 
 def measure(redis: str, prefix: str, digest: str, how: str, engine: str) -> None:
@@ -79,9 +79,7 @@ def main() -> None:
         for how in ("load", "stream"):
             subprocess.run([*me, "--measure", prefix, digest, how], check=True)
     finally:
-        keys = list(store.client.scan_iter(match=f"{prefix}*", count=1000))
-        for at in range(0, len(keys), 1000):
-            store.client.delete(*keys[at: at + 1000])
+        delete_prefix(store, prefix)
 
 
 if __name__ == "__main__":
