@@ -31,6 +31,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -199,10 +200,17 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         refuse_nonempty(url)
         yield url
         return
+    with private_redis(tmp_path_factory.mktemp("redis"), SUITE_DB) as url:
+        yield url
+
+
+@contextmanager
+def private_redis(directory: Path, db: int = 0) -> Iterator[str]:
+    """The URL of a redis-server of the caller's own (no persistence), stopped after."""
     port = free_port()
-    proc = start_redis_server(tmp_path_factory.mktemp("redis"), port)
+    proc = start_redis_server(directory, port)
     try:
-        yield f"redis://127.0.0.1:{port}/{SUITE_DB}"
+        yield f"redis://127.0.0.1:{port}/{db}"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

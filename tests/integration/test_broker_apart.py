@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from rookhaven import Retriever, canonical_bytes
-from tests.conftest import ROOT, free_port, start_redis_server, wait_until
+from tests.conftest import ROOT, private_redis, wait_until
 from tests.integration.workerfarm import (
     WorkerFarm,
     all_done,
@@ -25,13 +25,8 @@ from tests.integration.workerfarm import (
 
 @pytest.fixture
 def broker_url(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    proc = start_redis_server(tmp_path, port)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with private_redis(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
