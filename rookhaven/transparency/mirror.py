@@ -146,15 +146,14 @@ class Mirror:
                 progress(min(size, at + page), size)
         note = latest(store)
         kept = None
-        if note is not None:
-            signed = checked(note, None)
-            if signed.size <= size and signed.root != self.root(signed.size):
+        signed = checked(note, None) if note is not None else None
+        if note is not None and signed is not None and signed.size <= size:
+            if signed.root != self.root(signed.size):
                 raise MirrorError(f"the store's checkpoint of {signed.size} leaves does not "
                                   "sign the store's own tree: the log or the checkpoint was "
                                   "changed")
-            if signed.size <= size:
-                self._replace(CHECKPOINT, note.encode())
-                kept = signed.size
+            self._replace(CHECKPOINT, note.encode())
+            kept = signed.size
         return Growth(before, size, kept)
 
     def _grow(self, store: Store, old: int, new: int) -> None:
