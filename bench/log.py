@@ -42,7 +42,7 @@ import redis  # noqa: E402
 
 from rookhaven.store import Store, scripts  # noqa: E402
 from rookhaven.store.context import StoreContext, text  # noqa: E402
-from rookhaven.store.keys import LOG_CHUNK, Keys  # noqa: E402
+from rookhaven.store.keys import LOG_CHUNK, Keys, ShardKeys  # noqa: E402
 from rookhaven.store.results import ResultStore  # noqa: E402
 from rookhaven.transparency import checkpoints, merkle  # noqa: E402
 from rookhaven.transparency.leaf import leaf_for  # noqa: E402
@@ -100,8 +100,8 @@ def delete_prefix(client: Any, prefix: str) -> None:
 
 def bare_put(ctx: StoreContext, key: str, result: bytes, audit: bytes) -> str:
     """ResultStore.put without building a leaf: what storing cost before the log."""
-    k = ctx.keys
-    keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time, k.audits_by_corpus(CORPUS),
+    k = ctx.shard(key)
+    keys = [*ctx.job_keys(key), k.audit(key), k.audits_by_time, k.audits_by_corpus(CORPUS),
             k.violations, k.log_leaves, k.log_index]
     return text(ctx.complete(keys=keys, args=[*ctx.job_args(ctx.now(), key), result, audit,
                                               key, b"", b"", k.log_hashes(0, 0)[:-1],
@@ -114,9 +114,9 @@ def server_time(client: Any) -> tuple[int, int]:
     return int(found.get("calls", 0)), int(found.get("usec", 0))
 
 
-def putter(client: Any, name: str, keys: Keys) -> Any:
-    """The put function of one variant, on its own StoreContext under ``keys``."""
-    ctx = StoreContext(client, keys, time.time)
+def putter(client: Any, name: str, prefix: str) -> Any:
+    """The put function of one variant, on its own StoreContext under ``prefix``."""
+    ctx = StoreContext(client, prefix, time.time)
     if name == "with log":
         return ResultStore(ctx).put
     ctx.complete = client.register_script(without_log())
@@ -134,9 +134,10 @@ def append_cost(client: Any, prefix: str, n: int, rounds: int,
     server: dict[str, list[float]] = {name: [] for name in names}
     for r in range(-1, rounds):  # round -1 warms up the client, the server and both scripts
         size = n if r >= 0 else min(n, 2000)
-        runs = {name: (Keys(f"{prefix}:append-{r}-{i}"), results(size, f"{r}-{i}"))
+        runs = {name: (f"{prefix}:append-{r}-{i}", results(size, f"{r}-{i}"))
                 for i, name in enumerate(names)}
-        puts = {name: putter(client, name, keys) for name, (keys, _) in runs.items()}
+        puts = {name: putter(client, name, run_prefix)
+                for name, (run_prefix, _) in runs.items()}
         wall = dict.fromkeys(names, 0.0)
         spent = {name: [0, 0] for name in names}
         for b, at in enumerate(range(0, size, block)):
@@ -150,9 +151,10 @@ def append_cost(client: Any, prefix: str, n: int, rounds: int,
                 calls_after, usec_after = server_time(client)
                 spent[name][0] += calls_after - calls
                 spent[name][1] += usec_after - usec
-        for name, (keys, _) in runs.items():
-            assert client.llen(keys.log_leaves) == (size if name == "with log" else 0)
-            delete_prefix(client, keys.prefix)
+        for name, (run_prefix, _) in runs.items():
+            leaves = Keys(run_prefix).shards[0].log_leaves  # each run's store is flat
+            assert client.llen(leaves) == (size if name == "with log" else 0)
+            delete_prefix(client, run_prefix)
         if r < 0:
             continue
         for name in names:
@@ -243,7 +245,7 @@ def bulk_jobs(client: Any, prefix: str, n: int, rounds: int,
     ]
 
 
-def build_log(client: Any, keys: Keys, n: int) -> list[str]:
+def build_log(client: Any, keys: ShardKeys, n: int) -> list[str]:
     """Write ``n`` leaves, their index and level-0 tiles as COMPLETE does; the leaf keys."""
     stamp = f"{time.time():.3f}"
     made = []
@@ -271,7 +273,7 @@ def million(client: Any, prefix: str, n: int, proofs: int) -> list[tuple[str, st
     private, _ = generate_key("rookhaven.bench/log", bytes(range(32)))
     store = Store(client, f"{prefix}:million")
     started = time.perf_counter()
-    keys = build_log(client, store.keys, n)
+    keys = build_log(client, store.keys.shards[0], n)
     print(f"built a {n:,}-leaf log in {time.perf_counter() - started:.1f} s", flush=True)
     rows = []
 

@@ -40,6 +40,11 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 STRATIFY = ("none", "corpus", "age")
 
 
+# Log shards: at most one slot range each of a cluster's 16,384 slots can hold many of; a
+# cluster store's default leaves room for 64 primaries (docs/adr/0030-log-shards.md).
+MAX_SHARDS = 1024
+CLUSTER_SHARDS = 64
+
 @dataclass(frozen=True)
 class Settings:
     """Validated settings; build with ``Settings.from_mapping(os.environ)`` at an edge."""
@@ -69,6 +74,7 @@ class Settings:
     mcp_read_timeout: float = 30.0
     redis_timeout: float = 5.0
     redis_min_replicas: int = 0
+    log_shards: int | None = None
     redis_replica_timeout: float = 2.0
     corpus_chunk_bytes: int = 1 << 20
     batch_size: int = 100
@@ -284,7 +290,8 @@ SPECS: tuple[Spec, ...] = (
          "Redis for the store (and the Celery broker, unless ROOKHAVEN_BROKER_URL names "
          "another): redis://, rediss:// (TLS) or unix://, "
          "with user:password@ and /db, or sentinel://HOST:PORT,.../SERVICE/DB for the primary "
-         "Redis Sentinel names (a Redis Cluster is not supported yet)"),
+         "Redis Sentinel names, or redis+cluster://HOST:PORT,... for a Redis Cluster (the "
+         "broker then needs ROOKHAVEN_BROKER_URL)"),
     Spec("ROOKHAVEN_BROKER_URL", "broker_url", text,
          "Redis for the Celery broker when it is not the store's (same forms as "
          "ROOKHAVEN_REDIS_URL; a Redis Cluster cannot be a broker); default: "
@@ -307,6 +314,10 @@ SPECS: tuple[Spec, ...] = (
          "how long one Redis connect or command may take, and how long a command that lost "
          "its connection is retried (a failover, a restart) before the store gives up "
          "(seconds, at most an hour)"),
+    Spec("ROOKHAVEN_LOG_SHARDS", "log_shards", whole(1, MAX_SHARDS),
+         "log shards of a new store (each its own Merkle log and hash slot; recorded when the "
+         "store is created and fixed after); default: none (one flat log) on a single Redis, "
+         f"{CLUSTER_SHARDS} on a Redis Cluster"),
     Spec("ROOKHAVEN_REDIS_MIN_REPLICAS", "redis_min_replicas", whole(0, 100),
          "replicas that must confirm (Redis WAIT) a job's writes before a worker acknowledges "
          "it, and a submission's before it returns; 0 trusts the primary alone (replicas)"),

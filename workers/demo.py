@@ -224,7 +224,7 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     pinned = PinnedCheckpoint(note=note, verifier_key=verifier_key)
     verifier = Verifier(pipe.store, settings)
     key, stored_at = next(pipe.store.audits.scan())
-    k = pipe.store.keys
+    k = pipe.store.keys.shard(key)
     names = [k.result(key), k.audit(key), k.job(key)]
     tamperer = redis.Redis.from_url(settings.redis_url or "")
     saved = [tamperer.dump(name) for name in names]

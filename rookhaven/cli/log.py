@@ -50,6 +50,9 @@ def register(subparsers: Any) -> None:
     between = verbs.add_parser("consistency", help="the consistency proof of two tree sizes")
     between.add_argument("old", help="a tree size or a checkpoint file")
     between.add_argument("new", help="a tree size or a checkpoint file")
+    between.add_argument("--shard", type=int, default=0,
+                         help="the log shard whose trees to prove (a sharded store's; "
+                              "default 0)")
     verbs.add_parser("backfill", help="log every stored result that has no leaf yet")
     mirror = verbs.add_parser("mirror", help="copy the log to a directory as tlog-tiles files")
     mirror.add_argument("dir", nargs="?", type=Path,
@@ -82,14 +85,17 @@ def _key(settings: Settings) -> str | None:
     return checkpoints.read_private_key(settings.log_key_file)
 
 
-def _point(raw: str) -> tuple[int, bytes | None]:
-    """A tree size from a number, or the size and signed root of a checkpoint file."""
+def _point(raw: str, shard: int) -> tuple[int, bytes | None]:
+    """A tree size from a number, or the size and signed root of shard ``shard``'s tree in
+    a checkpoint (or checkpoint set) file."""
     if raw.isdigit():
         return int(raw), None
     if not Path(raw).is_file():
         raise InputError(f"{raw} is neither a tree size nor a checkpoint file")
-    checkpoint = checkpoints.checked(checkpoints.read_note(Path(raw), "a checkpoint"), None)
-    return checkpoint.size, checkpoint.root
+    signed = checkpoints.checked(checkpoints.read_note(Path(raw), "a checkpoint"), None)
+    if shard >= len(signed.trees):
+        raise InputError(f"{raw} signs {len(signed.trees)} tree(s); there is no shard {shard}")
+    return signed.trees[shard].size, signed.trees[shard].root
 
 
 def _prove(store: Store, args: argparse.Namespace) -> int:
@@ -100,30 +106,36 @@ def _prove(store: Store, args: argparse.Namespace) -> int:
 
 
 def _consistency(store: Store, args: argparse.Namespace) -> int:
-    (old, old_signed), (new, new_signed) = _point(args.old), _point(args.new)
+    (old, old_signed), (new, new_signed) = _point(args.old, args.shard), _point(args.new,
+                                                                                  args.shard)
     if not 0 < old <= new:
         raise InputError(f"OLD ({old}) must be at least 1 and at most NEW ({new}); give the "
                          "older one first")
-    size = store.log.integrate()
+    if not 0 <= args.shard < len(store.logs):
+        raise InputError(f"--shard {args.shard}: the store has log shards 0 to "
+                         f"{len(store.logs) - 1}")
+    log = store.logs[args.shard]
+    size = log.integrate()
     if new > size:
         raise NotFoundError(f"the log holds {size} leaves, fewer than {new}")
     # A checkpoint's own signed root, never one recomputed from what the store holds now:
     # the proof must take the root an auditor kept to today's.
-    old_root = old_signed if old_signed is not None else store.log.root(old)
-    new_root = new_signed if new_signed is not None else store.log.root(new)
-    proof = store.log.consistency(old, new) if old < new else []
+    old_root = old_signed if old_signed is not None else log.root(old)
+    new_root = new_signed if new_signed is not None else log.root(new)
+    proof = log.consistency(old, new) if old < new else []
     verified = (old_root == new_root if old == new
                 else merkle.verify_consistency(old, new, old_root, new_root, proof))
     write_line(orjson.dumps({
-        "old": old, "new": new, "old_root": _b64(old_root), "new_root": _b64(new_root),
-        "proof": [_b64(p) for p in proof], "verified": verified}, option=orjson.OPT_INDENT_2))
+        "shard": log.shard, "old": old, "new": new, "old_root": _b64(old_root),
+        "new_root": _b64(new_root), "proof": [_b64(p) for p in proof],
+        "verified": verified}, option=orjson.OPT_INDENT_2))
     return 0 if verified else 1
 
 
 def _backfill(store: Store) -> int:
     added = 0
     for key in sorted(store.results.keys()):
-        if store.log.index_of(key) is not None:
+        if store.log_of(key).index_of(key) is not None:
             continue
         try:
             result, audit = store.results.get(key), store.results.audit(key)
@@ -133,8 +145,9 @@ def _backfill(store: Store) -> int:
         # Logged now, but stamped with when it was stored, where the audit index says.
         stored = store.audits.stored_at(key) or store.now()
         leaf = leaf_for(key, result, audit, corpus, f"{stored:.3f}", backfilled=True)
-        added += store.log.backfill(key, leaf.encode()) == "added"
-    print(f"backfilled {added} result(s); the log holds {store.log.size()} leaves",
+        added += store.log_of(key).backfill(key, leaf.encode()) == "added"
+    print(f"backfilled {added} result(s); the log holds "
+          f"{sum(log.size() for log in store.logs)} leaves",
           file=sys.stderr)
     return 0
 
@@ -147,7 +160,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(checkpoints.current(store, _key(settings)))
         return 0
     if args.verb == "checkpoints":
-        for signed_at, note in store.log.checkpoints(args.since):
+        for signed_at, note in store.checkpoints.since(args.since):
             write_line(orjson.dumps({"signed_at": signed_at, "note": note}))
         return 0
     if args.verb == "prove":

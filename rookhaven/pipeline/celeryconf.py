@@ -63,7 +63,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery settings for ``settings``; pass to ``app.conf.update``."""
     timeout = settings.redis_timeout
     return {
-        **_broker(check_url(*settings.broker), {
+        **_broker(check_url(*settings.broker, broker=True), {
             "visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.unacked_restore_interval,
             "unacked_restore_throttle": 1,

@@ -6,6 +6,7 @@ from store.results.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 
 from .connection import translated
@@ -18,9 +19,9 @@ class AuditIndex:
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
 
-    def _index(self, corpus: str | None) -> str:
-        keys = self._ctx.keys
-        return str(keys.audits_by_time if corpus is None else keys.audits_by_corpus(corpus))
+    def _indexes(self, corpus: str | None) -> list[str]:
+        return [shard.audits_by_time if corpus is None else shard.audits_by_corpus(corpus)
+                for shard in self._ctx.keys.shards]
 
     def count(self, *, corpus: str | None = None, since: float | None = None,
               until: float | None = None) -> int:
@@ -28,14 +29,24 @@ class AuditIndex:
         low = "-inf" if since is None else since
         high = "+inf" if until is None else until
         with translated(self._ctx.client, "counting stored audits"):
-            return int(self._ctx.client.zcount(self._index(corpus), low, high))
+            pipe = self._ctx.client.pipeline(transaction=False)
+            for index in self._indexes(corpus):
+                pipe.zcount(index, low, high)
+            return sum(int(n) for n in pipe.execute())
 
     def scan(self, *, corpus: str | None = None, since: float | None = None,
              until: float | None = None, page: int = 1000) -> Iterator[tuple[str, float]]:
-        """(result key, stored time) oldest first, in pages of ``page``."""
+        """(result key, stored time) oldest first, in pages of ``page``; the shards' indexes
+        merged by time (ties by key, as one index orders them)."""
+        scans = [self._scan(index, since, until, page) for index in self._indexes(corpus)]
+        if len(scans) == 1:
+            return scans[0]
+        return heapq.merge(*scans, key=lambda row: (row[1], row[0]))
+
+    def _scan(self, index: str, since: float | None, until: float | None,
+              page: int) -> Iterator[tuple[str, float]]:
         low: float | str = "-inf" if since is None else since
         high: float | str = "+inf" if until is None else until
-        index = self._index(corpus)
         while True:
             with translated(self._ctx.client, "scanning stored audits"):
                 rows = self._ctx.client.zrangebyscore(index, low, high, start=0, num=page,
@@ -57,5 +68,5 @@ class AuditIndex:
     def stored_at(self, key: str) -> float | None:
         """When the audit under ``key`` was first stored, or None."""
         with translated(self._ctx.client, f"looking up audit {key}"):
-            score = self._ctx.client.zscore(self._ctx.keys.audits_by_time, key)
+            score = self._ctx.client.zscore(self._ctx.shard(key).audits_by_time, key)
         return None if score is None else float(score)

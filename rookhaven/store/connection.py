@@ -2,9 +2,10 @@
 
 Accepted URLs are redis-py's: ``redis://[user[:password]@]host[:port][/db]``, ``rediss://``
 (TLS; certificate options as query parameters such as ``ssl_cert_reqs=required``) and
-``unix:///path/redis.sock?db=N``, and ``sentinel://`` / ``sentinels://`` for a primary found
-through Redis Sentinel (see ``sentinel.py``). A password never appears in an error or a log
-line.
+``unix:///path/redis.sock?db=N``, ``sentinel://`` / ``sentinels://`` for a primary found
+through Redis Sentinel (see ``sentinel.py``), and ``redis+cluster://`` /
+``rediss+cluster://`` for a Redis Cluster (see ``cluster.py``). A password never appears in
+an error or a log line.
 """
 
 from __future__ import annotations
@@ -21,21 +22,15 @@ from redis.retry import Retry
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
-from . import sentinel
+from . import cluster, sentinel
 from .patience import Patience
 
-SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES)
-CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
-_NO_CLUSTER = (
-    # The store: its scripts move a job, its result and its log leaf in one atomic step.
-    "{setting} {url!r} names a Redis Cluster, which the store cannot use yet: each job "
-    "script touches keys in several hash slots; use a standalone or sentinel:// Redis",
-    # The broker: kombu's Redis transport cannot work across slots at all.
+SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES, *cluster.SCHEMES)
+# kombu's Redis transport cannot work across slots at all.
+_NO_CLUSTER_BROKER = (
     "{setting} {url!r} names a Redis Cluster, which cannot be the Celery broker: kombu's "
     "Redis transport moves each message between its queue list and its unacked hash in one "
-    "MULTI, and a cluster puts those keys in different slots; use a standalone or "
-    "sentinel:// Redis",
-)
+    "MULTI, and a cluster puts those keys in different slots; {fix}")
 # The password of a URL's user part, and any password option in its query.
 _SECRETS = (re.compile(r"(?<=://)([^/@?#]*?):[^/@?#]*@"), re.compile(r"(password=)[^&#]*"))
 
@@ -46,33 +41,43 @@ def redact(url: str) -> str:
     return query_part.sub(r"\1***", user_part.sub(r"\1:***@", url, count=1))
 
 
-def check_url(url: str | None, setting: str = "ROOKHAVEN_REDIS_URL") -> str:
-    """``url`` (the value of ``setting``) if it names a Redis server Rookhaven can use, else
-    a ConfigError saying why."""
+def check_url(url: str | None, setting: str = "ROOKHAVEN_REDIS_URL", *,
+              broker: bool = False) -> str:
+    """``url`` (the value of ``setting``) if it names a Redis server Rookhaven can use (as
+    the Celery ``broker``, or as the store), else a ConfigError saying why."""
     if not url:
         raise ConfigError(f"no Redis configured: set {setting}, "
                           "e.g. redis://127.0.0.1:6379/0")
     scheme = urlsplit(url).scheme
-    if scheme in CLUSTER_SCHEMES:
-        raise ConfigError(_NO_CLUSTER[setting == "ROOKHAVEN_BROKER_URL"].format(
-            setting=setting, url=redact(url)))
+    if broker and scheme in cluster.SCHEMES:
+        fix = ("use a standalone or sentinel:// Redis" if setting == "ROOKHAVEN_BROKER_URL"
+               else "keep the store there and set ROOKHAVEN_BROKER_URL to a standalone or "
+                    "sentinel:// Redis for the broker")
+        raise ConfigError(_NO_CLUSTER_BROKER.format(setting=setting, url=redact(url), fix=fix))
     if scheme not in SCHEMES:
         raise ConfigError(f"{setting} {redact(url)!r} has scheme {scheme!r}; "
                           f"use one of: {', '.join(s + '://' for s in SCHEMES)}")
     if sentinel.is_sentinel(url):
         sentinel.parse(url, redact(url))
+    if cluster.is_cluster_url(url):
+        cluster.parse(url, redact(url))
     return url
 
 
 def connect(url: str | None, timeout: float = 5.0) -> redis.Redis:
-    """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command.
-    A command that loses its connection is retried for up to ``timeout`` seconds."""
+    """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command,
+    except for a cluster, whose client learns the slots at once. A command that loses its
+    connection is retried for up to ``timeout`` seconds."""
     checked = check_url(url)
     options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
                                "retry": Patience(timeout)}
     try:
         if sentinel.is_sentinel(checked):
             return _primary(sentinel.parse(checked, redact(checked)), options)
+        if cluster.is_cluster_url(checked):
+            # Served the same commands, routed by slot: typed as the single-node client.
+            return cluster.client(  # type: ignore[return-value]
+                cluster.parse(checked, redact(checked)), options)
         return redis.Redis.from_url(checked, health_check_interval=30, decode_responses=False,
                                     **options)
     except ValueError as exc:
@@ -100,7 +105,8 @@ def _cause(exc: redis.RedisError) -> str:
 
 
 def _waited(client: redis.Redis, exc: redis.RedisError) -> str:
-    retry = client.connection_pool.connection_kwargs.get("retry")
+    retry = (client.patience if cluster.is_cluster(client)  # type: ignore[attr-defined]
+             else client.connection_pool.connection_kwargs.get("retry"))
     if isinstance(retry, Patience) and isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         return f" (retried for {retry.seconds:g} s, ROOKHAVEN_REDIS_TIMEOUT)"
     return ""
@@ -125,6 +131,9 @@ def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
 def describe(client: redis.Redis) -> str:
     """host:port/db (or the socket path, or the Sentinel service) of ``client``, without
     credentials."""
+    if cluster.is_cluster(client):
+        nodes = client.get_primaries()  # type: ignore[attr-defined]
+        return "Redis Cluster primaries " + ",".join(node.name for node in nodes)
     pool = client.connection_pool
     if isinstance(pool, SentinelConnectionPool):
         nodes = (each.connection_pool.connection_kwargs

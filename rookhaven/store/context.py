@@ -9,8 +9,9 @@ from typing import Any
 
 from redis.commands.core import Script
 
-from . import scripts
-from .keys import Keys
+from . import layout, scripts
+from .connection import translated
+from .keys import Keys, ShardKeys
 
 # The ledger stream is trimmed (approximately) to this many events: months of jobs at the
 # rates measured here, and a bound on memory if nobody ever reads it.
@@ -19,13 +20,18 @@ LEDGER_MAXLEN = 10_000_000
 
 @dataclass
 class StoreContext:
-    """A Redis client and key layout, with the job scripts registered on that client."""
+    """A Redis client and key layout, with the job scripts registered on that client.
+
+    The layout is read from the store (store.layout) at the first key asked for, not when
+    the context is made: opening a store does no I/O."""
 
     # Any, not redis.Redis: redis-py types every reply as a sync/async union.
     client: Any
-    keys: Keys
+    prefix: str
     clock: Callable[[], float]
+    shards: int | None = None  # wanted for a new store; None: flat
     ledger_maxlen: int = LEDGER_MAXLEN
+    _keys: Keys | None = field(default=None, init=False)
     create: Script = field(init=False)
     start: Script = field(init=False)
     begin: Script = field(init=False)
@@ -46,6 +52,20 @@ class StoreContext:
         self.requeue = self.client.register_script(scripts.REQUEUE)
         self.deliver = self.client.register_script(scripts.DELIVER)
 
+    @property
+    def keys(self) -> Keys:
+        """The store's key layout (read, or recorded, on first use)."""
+        if self._keys is None:
+            with translated(self.client, "reading the store's layout"):
+                self._keys = layout.resolve(self.client, self.prefix, self.shards)
+        return self._keys
+
+    def get_many(self, names: list[str]) -> list[Any]:
+        """GET of each key in one round trip: MGET, or on a cluster one MGET per slot."""
+        if hasattr(self.client, "mget_nonatomic"):  # redis.RedisCluster
+            return list(self.client.mget_nonatomic(names))
+        return list(self.client.mget(names))
+
     def now(self) -> str:
         """The clock as the fixed-point text every stored time uses (milliseconds).
 
@@ -54,11 +74,16 @@ class StoreContext:
         """
         return f"{math.floor(self.clock() * 1000) / 1000:.3f}"
 
-    def job_keys(self, job_id: str, key: str) -> list[str]:
-        """The leading KEYS of every job script (see store.scripts)."""
-        k = self.keys
-        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(key), k.counters,
-                k.jobs_delivered]
+    def job_keys(self, job_id: str) -> list[str]:
+        """The leading KEYS of every job script (see store.scripts): all in the job's shard,
+        since a job's id is its result key."""
+        k = self.keys.shard(job_id)
+        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(job_id),
+                k.counters, k.jobs_delivered]
+
+    def shard(self, key: str) -> ShardKeys:
+        """The keys of the shard holding result (and job) ``key``."""
+        return self.keys.shard(key)
 
     def job_args(self, now: str, job_id: str) -> list[Any]:
         """The leading ARGV of every job script (see store.scripts)."""

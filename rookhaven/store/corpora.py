@@ -72,9 +72,10 @@ class CorpusStore:
             check_name(name)
         now = ctx.now()
         with translated(ctx.client, f"storing corpus {digest}"):
-            stored = ctx.client.exists(k.corpus_meta(digest))
-            pipe = ctx.client.pipeline(transaction=True)
-            if not stored:
+            if not ctx.client.exists(k.corpus_meta(digest)):
+                # The corpus's keys share its slot, the registry's another: two steps, the
+                # data first, so the registry never names a corpus that is not all there.
+                pipe = ctx.client.pipeline(transaction=True)
                 chunks = list(chunked(corpus, self._chunk_bytes))
                 for index, chunk in enumerate(chunks):
                     pipe.set(k.corpus_chunk(digest, index), chunk)
@@ -82,6 +83,8 @@ class CorpusStore:
                     "documents": len(corpus), "chunks": len(chunks),
                     "bytes": sum(len(c) for c in chunks), "stored": now,
                 })
+                pipe.execute()
+            pipe = ctx.client.pipeline(transaction=True)
             pipe.zadd(k.corpora, {digest: now}, nx=True)
             if name is not None:
                 pipe.zadd(k.corpus_name(name), {digest: now}, nx=True)

@@ -19,6 +19,7 @@ from ..errors import NotFoundError
 from ..models import RetrievalRequest
 from .connection import translated
 from .context import StoreContext, text
+from .keys import ShardKeys
 from .records import JobRecord, JobSpec
 from .rounds import Reply, Round
 
@@ -48,7 +49,7 @@ class JobStore:
         """
         ctx = self._ctx
         with translated(ctx.client, f"recording job {spec.key}"):
-            reply = ctx.create(keys=ctx.job_keys(spec.key, spec.key), args=[
+            reply = ctx.create(keys=ctx.job_keys(spec.key), args=[
                 *ctx.job_args(ctx.now(), spec.key),
                 canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
                 canonical_bytes(spec.params), spec.key,
@@ -61,7 +62,7 @@ class JobStore:
         specs = list(specs)
         now = ctx.now()
         round_ = Round(ctx)
-        replies = [round_.call(ctx.create, ctx.job_keys(spec.key, spec.key), [
+        replies = [round_.call(ctx.create, ctx.job_keys(spec.key), [
             *ctx.job_args(now, spec.key),
             canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
             canonical_bytes(spec.params), spec.key,
@@ -79,7 +80,7 @@ class JobStore:
         ctx = self._ctx
         now = ctx.now()
         round_ = Round(ctx)
-        replies = [round_.call(ctx.start, ctx.job_keys(job_id, job_id),
+        replies = [round_.call(ctx.start, ctx.job_keys(job_id),
                                [*ctx.job_args(now, job_id), worker],
                                functools.partial(self._started, job_id))
                    for job_id in job_ids]
@@ -91,10 +92,16 @@ class JobStore:
         arrived, its pool has not started it): if ``worker`` dies before ``start``, the
         sweeper hands them on within a heartbeat. How many were queued and marked."""
         ctx = self._ctx
-        with translated(ctx.client, f"marking {len(job_ids)} job(s) delivered"):
-            return int(ctx.deliver(keys=[ctx.keys.jobs_delivered,
-                                         *(ctx.keys.job(j) for j in job_ids)],
-                                   args=[ctx.now(), worker, *job_ids]))
+        by_shard: dict[int, list[str]] = {}
+        for job_id in job_ids:
+            by_shard.setdefault(ctx.keys.shard_of(job_id), []).append(job_id)
+        now, round_ = ctx.now(), Round(ctx)
+        replies = [round_.call(ctx.deliver, [ctx.keys.shards[shard].jobs_delivered,
+                                             *(ctx.keys.job(j) for j in ids)],
+                               [now, worker, *ids], int)
+                   for shard, ids in by_shard.items()]
+        round_.send(f"marking {len(job_ids)} job(s) delivered")
+        return sum(reply.get() for reply in replies)
 
     @staticmethod
     def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
@@ -119,18 +126,17 @@ class JobStore:
                     max_attempts: int) -> Reply[tuple[str, int]]:
         """``begin``, queued on ``round_`` (sent with whatever else it carries)."""
         ctx = self._ctx
-        return round_.call(ctx.begin, ctx.job_keys(job_id, job_id),
+        return round_.call(ctx.begin, ctx.job_keys(job_id),
                            [*ctx.job_args(ctx.now(), job_id), worker, max_attempts], _begun)
 
     def lost(self, page: int = 1000) -> Iterator[list[str]]:
         """Pages of done jobs whose result is gone, found by a scan of every job record
         (a done job is in no index, and an index may be lost with the result)."""
         ctx = self._ctx
-        prefix = ctx.keys.job("")
         with translated(ctx.client, "looking for done jobs without a result"):
             batch: list[str] = []
-            for name in ctx.client.scan_iter(match=prefix + "*", count=page):
-                batch.append(text(name)[len(prefix):])
+            for name in ctx.client.scan_iter(match=ctx.keys.pattern("job"), count=page):
+                batch.append(text(name).split(":job:", 1)[1])
                 if len(batch) == page:
                     yield self._without_result(batch)
                     batch = []
@@ -151,14 +157,14 @@ class JobStore:
         """Queue again a done job whose result is gone: 'reopened', or its state."""
         ctx = self._ctx
         with translated(ctx.client, f"reopening job {job_id}"):
-            return text(ctx.reopen(keys=ctx.job_keys(job_id, job_id),
+            return text(ctx.reopen(keys=ctx.job_keys(job_id),
                                    args=ctx.job_args(ctx.now(), job_id)))
 
     def fail(self, job_id: str, error: str, *, permanent: bool, max_attempts: int) -> str:
         """Record ``error``; 'failed' if permanent or out of attempts, else 'queued' to retry."""
         ctx = self._ctx
         with translated(ctx.client, f"recording the failure of job {job_id}"):
-            reply = ctx.fail(keys=ctx.job_keys(job_id, job_id), args=[
+            reply = ctx.fail(keys=ctx.job_keys(job_id), args=[
                 *ctx.job_args(ctx.now(), job_id), error, "1" if permanent else "0",
                 max_attempts,
             ])
@@ -168,7 +174,7 @@ class JobStore:
         """Reopen a stale job: 'requeue' (enqueue it), 'done', 'failed', or 'changed'."""
         ctx = self._ctx
         with translated(ctx.client, f"sweeping job {stale.id}"):
-            reply = ctx.requeue(keys=ctx.job_keys(stale.id, stale.id), args=[
+            reply = ctx.requeue(keys=ctx.job_keys(stale.id), args=[
                 *ctx.job_args(ctx.now(), stale.id), stale.updated, max_attempts, stale.reason,
             ])
         return text(reply)
@@ -195,9 +201,10 @@ class JobStore:
         ctx = self._ctx
         with translated(ctx.client, "counting open jobs"):
             pipe = ctx.client.pipeline(transaction=False)
-            pipe.zcard(ctx.keys.jobs_queued).zcard(ctx.keys.jobs_running)
-            queued, running = pipe.execute()
-        return {"queued": int(queued), "running": int(running)}
+            for shard in ctx.keys.shards:
+                pipe.zcard(shard.jobs_queued).zcard(shard.jobs_running)
+            found = pipe.execute()
+        return {"queued": sum(found[0::2]), "running": sum(found[1::2])}
 
     def stale(self, *, queued_before: float, running_before: float,
               alive: Callable[[set[str]], set[str]], limit: int,
@@ -206,17 +213,29 @@ class JobStore:
         ``undelivered_before`` and received by no worker; delivered to, or running on, a
         worker that is not ``alive``; running since before ``running_before``. At most
         ``limit``, each once."""
-        ctx = self._ctx
         found: dict[str, StaleJob] = {}
+        for shard in self._ctx.keys.shards:
+            self._stale_in(shard, found, queued_before=queued_before,
+                           running_before=running_before, alive=alive, limit=limit,
+                           undelivered_before=undelivered_before)
+            if len(found) >= limit:
+                break
+        return list(found.values())[:limit]
+
+    def _stale_in(self, shard: ShardKeys, found: dict[str, StaleJob], *, queued_before: float,
+                  running_before: float, alive: Callable[[set[str]], set[str]], limit: int,
+                  undelivered_before: float | None) -> None:
+        """``stale`` in one shard, added to ``found``."""
+        ctx = self._ctx
         with translated(ctx.client, "looking for stale jobs"):
             # Delivered first: a job delivered between the reads may be sent again (the
             # duplicate finds it claimed or done); one that moves on is missed one sweep at
             # most, never lost.
-            delivered = self._held(ctx.keys.jobs_delivered, "state", "worker", "updated")
+            delivered = self._held(shard.jobs_delivered, "state", "worker", "updated")
             received = {i for i, _ in delivered}
             # Oldest first: those past queued_before, then (if asked) younger unreceived ones.
             waiting = [(text(i), score) for i, score in ctx.client.zrangebyscore(
-                ctx.keys.jobs_queued, "-inf", max(queued_before, undelivered_before or 0),
+                shard.jobs_queued, "-inf", max(queued_before, undelivered_before or 0),
                 start=0, num=limit, withscores=True)
                 if score <= queued_before or text(i) not in received]
             ids = [i for i, _ in waiting]
@@ -225,7 +244,7 @@ class JobStore:
                     found[i] = StaleJob(i, updated, "queued without a result"
                                         if score <= queued_before
                                         else "queued, with no message waiting")
-            running = self._held(ctx.keys.jobs_running, "worker", "updated", "started")
+            running = self._held(shard.jobs_running, "worker", "updated", "started")
             living = alive({f[1] for _, f in delivered} | {f[0] for _, f in running})
             for i, (state, worker, updated) in delivered:
                 if state == "queued" and worker not in living:
@@ -236,7 +255,6 @@ class JobStore:
                     found.setdefault(i, StaleJob(i, updated, f"worker {worker} stopped"))
                 elif float(started) < running_before:
                     found.setdefault(i, StaleJob(i, updated, "ran past the task time limit"))
-        return list(found.values())[:limit]
 
     def _held(self, index: str, *names: str) -> list[tuple[str, tuple[str, ...]]]:
         """Each job in the sorted set ``index`` with its fields ``names``, where it has all."""

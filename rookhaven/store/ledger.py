@@ -3,6 +3,7 @@ rejected broker messages."""
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 
 from .connection import translated
@@ -27,9 +28,16 @@ class Ledger:
                 return
             start = "(" + text(rows[-1][0])
 
+    def _merged(self, streams: list[str], page: int) -> Iterator[tuple[str, dict[str, str]]]:
+        """Entries of the shards' ``streams``, merged by entry id (time, then sequence)."""
+        reads = [self._read(stream, page) for stream in streams]
+        if len(reads) == 1:
+            return reads[0]
+        return heapq.merge(*reads, key=lambda row: tuple(int(n) for n in row[0].split("-")))
+
     def events(self, page: int = 1000) -> Iterator[LedgerEvent]:
-        """Every job event, oldest first."""
-        for entry_id, f in self._read(self._ctx.keys.ledger, page):
+        """Every job event, oldest first (each shard keeps its own ledger)."""
+        for entry_id, f in self._merged([s.ledger for s in self._ctx.keys.shards], page):
             yield LedgerEvent(id=entry_id, job=f["job"], event=f["event"], at=float(f["at"]),
                               detail=f.get("detail", ""))
 
@@ -48,6 +56,6 @@ class Ledger:
 
     def violations(self, page: int = 1000) -> Iterator[Violation]:
         """Every refused attempt to store different bytes under an existing key."""
-        for entry_id, f in self._read(self._ctx.keys.violations, page):
+        for entry_id, f in self._merged([s.violations for s in self._ctx.keys.shards], page):
             yield Violation(id=entry_id, key=f["key"], job=f["job"], what=f["what"],
                             at=float(f["at"]))

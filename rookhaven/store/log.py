@@ -48,8 +48,11 @@ return 'added'
 class TransparencyLog:
     """The append-only Merkle log of every stored result."""
 
-    def __init__(self, ctx: StoreContext) -> None:
+    def __init__(self, ctx: StoreContext, shard: int = 0) -> None:
         self._ctx = ctx
+        self.shard = shard
+        self.sharded = ctx.keys.sharded  # one of several shards' logs (store.keys)
+        self._keys = ctx.keys.shards[shard]
         self._append_at = ctx.client.register_script(_APPEND_AT)
         self._backfill = ctx.client.register_script(_BACKFILL)
 
@@ -58,12 +61,12 @@ class TransparencyLog:
     def size(self) -> int:
         """How many leaves the log holds."""
         with translated(self._ctx.client, "reading the log size"):
-            return int(self._ctx.client.llen(self._ctx.keys.log_leaves))
+            return int(self._ctx.client.llen(self._keys.log_leaves))
 
     def index_of(self, key: str) -> int | None:
         """The leaf index of result ``key``, or None if it was never logged."""
         with translated(self._ctx.client, f"looking up the leaf of {key}"):
-            found = self._ctx.client.hget(self._ctx.keys.log_index, key)
+            found = self._ctx.client.hget(self._keys.log_index, key)
         return None if found is None else int(found)
 
     def logged(self, keys: Sequence[str]) -> list[bool]:
@@ -73,8 +76,8 @@ class TransparencyLog:
             return []
         with translated(self._ctx.client, f"looking up {len(keys)} leaves"):
             pipe = self._ctx.client.pipeline(transaction=False)
-            pipe.llen(self._ctx.keys.log_leaves)
-            pipe.hmget(self._ctx.keys.log_index, list(keys))
+            pipe.llen(self._keys.log_leaves)
+            pipe.hmget(self._keys.log_index, list(keys))
             size, found = pipe.execute()
         return [f is not None and int(f) < int(size) for f in found]
 
@@ -84,7 +87,7 @@ class TransparencyLog:
         stop = self.size() if stop is None else stop
         for at in range(start, stop, page):
             with translated(self._ctx.client, "reading log leaves"):
-                found = self._ctx.client.lrange(self._ctx.keys.log_leaves, at,
+                found = self._ctx.client.lrange(self._keys.log_leaves, at,
                                                 min(at + page, stop) - 1)
             for offset, data in enumerate(found):
                 yield at + offset, bytes(data)
@@ -100,7 +103,7 @@ class TransparencyLog:
 
     def backfill(self, key: str, leaf: bytes) -> str:
         """Append ``leaf`` for stored result ``key`` unless it has one: see _BACKFILL."""
-        k = self._ctx.keys
+        k = self._keys
         with translated(self._ctx.client, f"logging result {key}"):
             reply = self._backfill(
                 keys=[k.result(key), k.audit(key), k.log_leaves, k.log_index],
@@ -141,7 +144,7 @@ class TransparencyLog:
         count, chunk = 0, 0
         with translated(self._ctx.client, "reading the log's tiles"):
             while True:
-                length = int(self._ctx.client.strlen(self._ctx.keys.log_hashes(level, chunk)))
+                length = int(self._ctx.client.strlen(self._keys.log_hashes(level, chunk)))
                 count += length // HASH
                 if length < LOG_CHUNK * HASH:
                     return count
@@ -152,7 +155,7 @@ class TransparencyLog:
         with translated(self._ctx.client, "reading the log's tiles"):
             pipe = self._ctx.client.pipeline(transaction=False)
             for chunk, lo, hi in _pieces(start, stop):
-                pipe.getrange(self._ctx.keys.log_hashes(level, chunk), lo * HASH, hi * HASH - 1)
+                pipe.getrange(self._keys.log_hashes(level, chunk), lo * HASH, hi * HASH - 1)
             pieces = pipe.execute() if stop > start else []
         return b"".join(bytes(p) for p in pieces)
 
@@ -162,7 +165,7 @@ class TransparencyLog:
             for chunk, lo, hi in _pieces(start, start + len(data) // HASH):
                 piece = data[at:at + (hi - lo) * HASH]
                 at += len(piece)
-                appended = self._append_at(keys=[self._ctx.keys.log_hashes(level, chunk)],
+                appended = self._append_at(keys=[self._keys.log_hashes(level, chunk)],
                                            args=[lo * HASH, piece])
                 if not appended:
                     return False
@@ -174,7 +177,7 @@ class TransparencyLog:
             pipe = self._ctx.client.pipeline(transaction=False)
             for level, index in wanted:
                 chunk, offset = divmod(index, LOG_CHUNK)
-                pipe.getrange(self._ctx.keys.log_hashes(level, chunk), offset * HASH,
+                pipe.getrange(self._keys.log_hashes(level, chunk), offset * HASH,
                               offset * HASH + HASH - 1)
             found = pipe.execute() if wanted else []
         out = {node: bytes(h) for node, h in zip(wanted, found, strict=True)}
@@ -200,14 +203,19 @@ class TransparencyLog:
         """The consistency proof from the tree of ``old`` leaves to that of ``new``."""
         return merkle.consistency_proof(old, new, self.nodes(merkle.consistency_nodes(old, new)))
 
-    # ----- checkpoints ----------------------------------------------------------------
 
-    def add_checkpoint(self, note: str, at: float) -> None:
-        """Keep a signed checkpoint ``note`` (signed at ``at``) in the log's history."""
+class CheckpointHistory:
+    """Every signed checkpoint (or checkpoint set, when the log is sharded), kept in Redis."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def add(self, note: str, at: float) -> None:
+        """Keep a signed ``note`` (signed at ``at``) in the history."""
         with translated(self._ctx.client, "storing a checkpoint"):
             self._ctx.client.zadd(self._ctx.keys.log_checkpoints, {note: at}, nx=True)
 
-    def checkpoints(self, since: float | None = None) -> list[tuple[float, str]]:
+    def since(self, since: float | None = None) -> list[tuple[float, str]]:
         """(signed at, note) of every stored checkpoint since ``since``, oldest first."""
         with translated(self._ctx.client, "reading checkpoints"):
             found = self._ctx.client.zrangebyscore(

@@ -27,12 +27,13 @@ FIRST_PAUSE, LONGEST_PAUSE = 0.05, 1.0
 
 
 class Patience(Retry):
-    """A redis-py Retry of connection errors until ``seconds`` after the first attempt."""
+    """A redis-py Retry of connection errors (and the ``more`` a caller names, such as a
+    cluster's CLUSTERDOWN) until ``seconds`` after the first attempt."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *more: type[Exception]) -> None:
         super().__init__(ExponentialBackoff(cap=LONGEST_PAUSE, base=FIRST_PAUSE), retries=-1,
                          supported_errors=(RedisConnectionError, RedisTimeoutError,
-                                           ConnectionError, TimeoutError))
+                                           ConnectionError, TimeoutError, *more))
         self.seconds = seconds
 
     def call_with_retry(self, do: Callable[[], T], fail: Callable[..., Any],

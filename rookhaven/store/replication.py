@@ -3,12 +3,16 @@
 Redis replicates asynchronously, so a write the primary accepted can vanish in a failover.
 WAIT blocks until that many replicas acknowledged the calling connection's last write; the
 probe write before it makes that "every write so far", whichever pooled connection made
-them, because a replica applies the primary's writes in order. See docs/adr/0017-sentinel.md.
+them, because a replica applies the primary's writes in order. On a cluster each primary
+replicates its own slots, so each is asked. See docs/adr/0017-sentinel.md.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import ReplicationError
+from . import cluster
 from .connection import describe, translated
 from .context import StoreContext
 
@@ -28,10 +32,7 @@ class Replication:
             return
         ctx = self._ctx
         with translated(ctx.client, f"waiting for replicas after {doing}"):
-            pipe = ctx.client.pipeline(transaction=False)
-            pipe.incr(ctx.keys.replication_probe)
-            pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
-            _, confirmed = pipe.execute()
+            confirmed = min(self._wait(client, probe) for client, probe in self._primaries())
         if confirmed < self.min_replicas:
             raise ReplicationError(
                 f"only {confirmed} of the {self.min_replicas} replicas required by "
@@ -39,3 +40,23 @@ class Replication:
                 f"{self.timeout:g} s (ROOKHAVEN_REDIS_REPLICA_TIMEOUT) at "
                 f"{describe(ctx.client)}; it is retried. Check the replicas "
                 "(INFO replication) or lower ROOKHAVEN_REDIS_MIN_REPLICAS")
+
+    def _primaries(self) -> list[tuple[Any, str]]:
+        """(client, probe key) for each primary this process may have written to: the one
+        Redis, or each primary of a cluster with a key in its own slots."""
+        client, probe = self._ctx.client, self._ctx.keys.replication_probe
+        if not cluster.is_cluster(client):
+            return [(client, probe)]
+        found = []
+        for node in client.get_primaries():
+            key = cluster.key_on(client, node, probe)
+            if key is not None:  # a primary serving no slot holds nothing of ours
+                found.append((client.get_redis_connection(node), key))
+        return found
+
+    def _wait(self, client: Any, probe: str) -> int:
+        """WAIT on ``client``'s primary after a write there: how many replicas confirmed."""
+        pipe = client.pipeline(transaction=False)
+        pipe.incr(probe)
+        pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
+        return int(pipe.execute()[1])

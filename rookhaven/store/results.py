@@ -53,8 +53,8 @@ class ResultStore:
             raise IntegrityError(
                 f"the result offered under {key} does not embed the audit offered with it; "
                 "nothing was stored. Store the bytes core.canonical.result_bytes gives")
-        ctx, k = self._ctx, self._ctx.keys
-        keys = [*ctx.job_keys(key, key), k.audit(key), k.audits_by_time,
+        ctx, k = self._ctx, self._ctx.shard(key)
+        keys = [*ctx.job_keys(key), k.audit(key), k.audits_by_time,
                 k.audits_by_corpus(corpus_digest), k.violations, k.log_leaves, k.log_index]
         now = ctx.now()
         leaf = leaf_for(key, result, audit, corpus_digest, now).encode()
@@ -77,18 +77,17 @@ class ResultStore:
 
     def keys(self) -> Iterator[str]:
         """Every result key stored, whatever any index says (a full scan of the prefix)."""
-        prefix = self._ctx.keys.result("")
         with translated(self._ctx.client, "scanning stored results"):
-            for found in self._ctx.client.scan_iter(match=prefix.replace("*", r"\*") + "*",
+            for found in self._ctx.client.scan_iter(match=self._ctx.keys.pattern("result"),
                                                     count=1000):
-                yield text(found)[len(prefix):]
+                yield text(found).split(":result:", 1)[1]
 
     def get_many(self, keys: list[str]) -> list[bytes | None]:
         """Result bytes for each key (None where absent), in one round trip."""
         if not keys:
             return []
         with translated(self._ctx.client, f"reading {len(keys)} results"):
-            values = self._ctx.client.mget([self._ctx.keys.result(k) for k in keys])
+            values = self._ctx.get_many([self._ctx.keys.result(k) for k in keys])
         return [bytes(v) if v is not None else None for v in values]
 
     def audit_many(self, keys: list[str]) -> list[bytes | None]:
@@ -96,7 +95,7 @@ class ResultStore:
         if not keys:
             return []
         with translated(self._ctx.client, f"reading {len(keys)} audits"):
-            values = self._ctx.client.mget([self._ctx.keys.audit(k) for k in keys])
+            values = self._ctx.get_many([self._ctx.keys.audit(k) for k in keys])
         return [bytes(v) if v is not None else None for v in values]
 
     def _read(self, redis_key: str, key: str, what: str) -> bytes:

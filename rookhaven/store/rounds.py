@@ -14,8 +14,18 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    ResponseError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from . import cluster
 from .connection import translated
 from .context import StoreContext
 
@@ -88,8 +98,44 @@ class Round:
             reply._resolve(answer)
 
     def _execute(self, which: Sequence[int] | range) -> list[Any]:
-        pipe = self._ctx.client.pipeline(transaction=False)
+        client = self._ctx.client
+        if cluster.is_cluster(client):
+            return self._execute_on_cluster(client, which)
+        pipe = client.pipeline(transaction=False)
         for i in which:
             call = self._calls[i]
             pipe.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
         return list(pipe.execute(raise_on_error=False))
+
+    def _execute_on_cluster(self, client: Any, which: Sequence[int] | range) -> list[Any]:
+        """One pipeline per primary, each call to the node its slot is on (redis-py's
+        cluster pipeline refuses EVALSHA). A call the node refused unrun because its slot
+        moved or is moving (MOVED, ASK, TRYAGAIN, CLUSTERDOWN), or sent to a node that is
+        gone, is sent again alone through the cluster client, which follows the
+        redirection."""
+        by_node: dict[str, tuple[Any, list[int]]] = {}
+        for i in which:
+            node = client.get_node_from_key(self._calls[i].keys[0])
+            by_node.setdefault(node.name, (node, []))[1].append(i)
+        answers: dict[int, Any] = {}
+        for node, calls in by_node.values():
+            pipe = client.get_redis_connection(node).pipeline(transaction=False)
+            for i in calls:
+                call = self._calls[i]
+                pipe.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
+            try:
+                answers.update(zip(calls, pipe.execute(raise_on_error=False), strict=True))
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                # The node is gone (a failover under way): each call goes again alone,
+                # through the client that relearns the slots and waits for the new primary.
+                # A job script that had already run there does no harm run twice.
+                answers.update(dict.fromkeys(calls, ClusterDownError(str(exc))))
+        for i, answer in answers.items():
+            if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError):
+                call = self._calls[i]
+                try:
+                    answers[i] = client.evalsha(call.script.sha, len(call.keys), *call.keys,
+                                                *call.args)
+                except ResponseError as exc:  # NOSCRIPT on the slot's new node, a refusal
+                    answers[i] = exc
+        return [answers[i] for i in which]

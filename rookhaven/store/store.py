@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 import redis
 
-from ..config import Settings
+from ..config import CLUSTER_SHARDS, Settings
+from ..errors import ConfigError
 from .audits import AuditIndex
+from .cluster import is_cluster
 from .connection import connect, translated
 from .context import StoreContext
 from .corpora import CorpusStore
@@ -16,7 +18,7 @@ from .heartbeats import Heartbeats
 from .jobs import JobStore
 from .keys import Keys
 from .ledger import Ledger
-from .log import TransparencyLog
+from .log import CheckpointHistory, TransparencyLog
 from .replication import Replication
 from .reranks import RerankLog
 from .results import ResultStore
@@ -31,10 +33,10 @@ class Store:
 
     def __init__(self, client: redis.Redis, prefix: str = "rookhaven", *,
                  chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time,
-                 min_replicas: int = 0, replica_timeout: float = 2.0) -> None:
+                 min_replicas: int = 0, replica_timeout: float = 2.0,
+                 log_shards: int | None = None) -> None:
         self.client = client
-        self.keys = Keys(prefix)
-        self._ctx = StoreContext(client=client, keys=self.keys, clock=clock)
+        self._ctx = StoreContext(client=client, prefix=prefix, clock=clock, shards=log_shards)
         self.corpora = CorpusStore(self._ctx, chunk_bytes)
         self.results = ResultStore(self._ctx)
         self.audits = AuditIndex(self._ctx)
@@ -43,17 +45,45 @@ class Store:
         self.heartbeats = Heartbeats(self._ctx)
         self.verifications = VerificationLog(self._ctx)
         self.reranks = RerankLog(self._ctx)
-        self.log = TransparencyLog(self._ctx)
+        self._logs: list[TransparencyLog] | None = None
+        self.checkpoints = CheckpointHistory(self._ctx)
         self.replication = Replication(self._ctx, min_replicas, replica_timeout)
         self.usage = Usage(self._ctx)
+
+    @property
+    def keys(self) -> Keys:
+        """The store's key layout (read from Redis at first use: store.layout)."""
+        return self._ctx.keys
+
+    @property
+    def logs(self) -> list[TransparencyLog]:
+        """The transparency log of each shard, in shard order."""
+        if self._logs is None:
+            self._logs = [TransparencyLog(self._ctx, shard.index) for shard in self.keys.shards]
+        return self._logs
+
+    @property
+    def log(self) -> TransparencyLog:
+        """The log of a store with one shard (a flat store's only log)."""
+        if len(self.logs) != 1:
+            raise ConfigError(f"this store has {len(self.logs)} log shards: name one "
+                              "(store.logs[i], store.log_of(key))")
+        return self.logs[0]
+
+    def log_of(self, key: str) -> TransparencyLog:
+        """The log of the shard that holds result ``key``."""
+        return self.logs[self.keys.shard_of(key)]
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
         """A store on ROOKHAVEN_REDIS_URL under ROOKHAVEN_KEY_PREFIX (no I/O yet)."""
         client = connect(settings.redis_url, settings.redis_timeout)
+        shards = settings.log_shards
+        if shards is None and is_cluster(client):
+            shards = CLUSTER_SHARDS  # a cluster can only hold a sharded store
         return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes,
                    min_replicas=settings.redis_min_replicas,
-                   replica_timeout=settings.redis_replica_timeout)
+                   replica_timeout=settings.redis_replica_timeout, log_shards=shards)
 
     def round(self) -> Round:
         """An empty Round: job-script calls queued to go out in one round trip."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
+from . import cluster
 from .connection import translated
 from .context import StoreContext, text
 from .keys import LOG_CHUNK
@@ -61,33 +62,44 @@ class Usage:
         client, k = self._ctx.client, self._ctx.keys
         with translated(client, "measuring the store"):
             info, memory = self._info("server"), self._info("memory")
+            shards = k.shards
+            each = -(-sample // len(shards))
             pipe = client.pipeline(transaction=False)
-            pipe.zcard(k.audits_by_time)
-            pipe.llen(k.log_leaves)
-            pipe.zcard(k.corpora)
-            pipe.zcard(k.log_checkpoints)
-            pipe.zcard(k.verifications)
-            pipe.zcard(k.jobs_queued)
-            pipe.zcard(k.jobs_running)
-            pipe.zrevrange(k.audits_by_time, 0, sample - 1)
-            results, leaves, corpora, checkpoints, runs, queued, running, recent = pipe.execute()
-            keys = [text(key) for key in recent]
+            pipe.zcard(k.corpora).zcard(k.log_checkpoints).zcard(k.verifications)
+            for shard in shards:
+                pipe.zcard(shard.audits_by_time).llen(shard.log_leaves)
+                pipe.zcard(shard.jobs_queued).zcard(shard.jobs_running)
+                pipe.zrevrange(shard.audits_by_time, 0, each - 1)
+            corpora, checkpoints, runs, *rows = pipe.execute()
+            per_shard = [rows[i:i + 5] for i in range(0, len(rows), 5)]
+            keys = [text(key) for row in per_shard for key in row[4]][:sample]
+            leaves = [int(row[1]) for row in per_shard]
             per_result = self._bytes_per_result(keys)
-            per_leaf = self._bytes_per_leaf(int(leaves))
+            per_leaf = self._bytes_per_leaf(leaves)
         return StoreUsage(
             redis_version=str(info.get("redis_version", "?")),
-            used_memory=int(memory.get("used_memory", 0)), results=int(results),
-            leaves=int(leaves), corpora=int(corpora), checkpoints=int(checkpoints),
-            verification_runs=int(runs), jobs_open={"queued": int(queued),
-                                                    "running": int(running)},
-            sampled=len(keys), bytes_per_result=per_result, bytes_per_leaf=per_leaf)
+            used_memory=int(memory.get("used_memory", 0)),
+            results=sum(int(row[0]) for row in per_shard), leaves=sum(leaves),
+            corpora=int(corpora), checkpoints=int(checkpoints), verification_runs=int(runs),
+            jobs_open={"queued": sum(int(row[2]) for row in per_shard),
+                       "running": sum(int(row[3]) for row in per_shard)},
+            sampled=len(keys), bytes_per_result=per_result, bytes_per_leaf=per_leaf,
+            log_shards=len(shards))
 
     def _info(self, section: str) -> dict[str, Any]:
-        """``INFO section``, or nothing from a Redis-compatible server without it."""
+        """``INFO section``, or nothing from a Redis-compatible server without it; of a
+        cluster, the first primary's with ``used_memory`` summed over every primary."""
+        client = self._ctx.client
         try:
-            return dict(self._ctx.client.info(section))
+            if not cluster.is_cluster(client):
+                return dict(client.info(section))
+            each = list(client.info(section, target_nodes=client.PRIMARIES).values())
         except ResponseError:
             return {}
+        merged = dict(each[0]) if each else {}
+        if "used_memory" in merged:
+            merged["used_memory"] = sum(int(info.get("used_memory", 0)) for info in each)
+        return merged
 
     def _memory(self, names: list[str]) -> list[int] | None:
         """``MEMORY USAGE`` of each key (0 if absent); None if the server has no MEMORY."""
@@ -107,21 +119,24 @@ class Usage:
                               for name in (k.result(key), k.audit(key), k.job(key))])
         return None if found is None else sum(found) / len(keys) + _INDEX_ENTRY
 
-    def _bytes_per_leaf(self, leaves: int) -> float | None:
-        if not leaves:
+    def _bytes_per_leaf(self, leaves: list[int]) -> float | None:
+        """Memory of every shard's leaves, index and tiles, per leaf."""
+        if not sum(leaves):
             return None
-        k = self._ctx.keys
-        tiles = [k.log_hashes(level, chunk) for level in range(leaves.bit_length())
-                 for chunk in range(((leaves >> level) + LOG_CHUNK - 1) // LOG_CHUNK)]
-        found = self._memory([k.log_leaves, k.log_index, *tiles])
-        return None if found is None else sum(found) / leaves
+        names = []
+        for shard, count in zip(self._ctx.keys.shards, leaves, strict=True):
+            names += [shard.log_leaves, shard.log_index]
+            names += [shard.log_hashes(level, chunk) for level in range(count.bit_length())
+                      for chunk in range(((count >> level) + LOG_CHUNK - 1) // LOG_CHUNK)]
+        found = self._memory(names)
+        return None if found is None else sum(found) / sum(leaves)
 
 
 def describe(usage: StoreUsage) -> str:
     """The lines ``rookhaven store info`` prints."""
     mib = 1 << 20
     lines = [f"redis {usage.redis_version}, {usage.used_memory / mib:,.1f} MiB used; "
-             f"{usage.log_shards} log shard",
+             f"{usage.log_shards} log shard{'s' if usage.log_shards != 1 else ''}",
              f"results {usage.results:,}, log leaves {usage.leaves:,}, corpora "
              f"{usage.corpora}, checkpoints {usage.checkpoints}, verification runs "
              f"{usage.verification_runs}, jobs queued {usage.jobs_open['queued']} / running "

@@ -66,7 +66,16 @@ class VerificationLog:
         return [{"id": text(i), **{text(a): text(b) for a, b in f.items()}} for i, f in rows]
 
     def counters(self) -> dict[str, int]:
-        """Every counter by name."""
+        """Every counter by name, summed over the store's counters hashes (the shards' and
+        the one outside them; a flat store has one)."""
+        keys = self._ctx.keys
+        names = list(dict.fromkeys([keys.counters, *(s.counters for s in keys.shards)]))
+        totals: dict[str, int] = {}
         with translated(self._ctx.client, "reading counters"):
-            raw = self._ctx.client.hgetall(self._ctx.keys.counters)
-        return {text(a): int(text(b)) for a, b in sorted(raw.items())}
+            pipe = self._ctx.client.pipeline(transaction=False)
+            for name in names:
+                pipe.hgetall(name)
+            for raw in pipe.execute():
+                for a, b in raw.items():
+                    totals[text(a)] = totals.get(text(a), 0) + int(text(b))
+        return dict(sorted(totals.items()))

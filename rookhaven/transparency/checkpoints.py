@@ -16,8 +16,9 @@ from typing import Any
 from ..errors import ConfigError, NoteFormatError, NotFoundError
 from ..store import Store
 from . import merkle
+from .checkpointset import SignedTrees, Tree
 from .leaf import Leaf, parse_leaf
-from .note import Checkpoint, sign_checkpoint, verifier_of, verify_checkpoint
+from .note import open_note, sign_note, verifier_of
 
 
 def read_note(path: Path, what: str) -> str:
@@ -53,20 +54,22 @@ def read_private_key(path: Path) -> str:
 
 def latest(store: Store) -> str | None:
     """The most recently signed checkpoint note the store holds, if any."""
-    found = store.log.checkpoints()
+    found = store.checkpoints.since()
     return found[-1][1] if found else None
 
 
 def sign_now(store: Store, private_key: str) -> str:
-    """Integrate the log, sign a checkpoint of it as it is now, keep it and return it."""
-    size = store.log.integrate()
+    """Integrate every shard's log, sign a checkpoint (a checkpoint set when the store is
+    sharded) of them as they are now, keep it and return it."""
+    sizes = [log.integrate() for log in store.logs]
     # The log's origin is its key's name: one key, one log.
     origin = verifier_of(private_key).split("+", 1)[0]
-    root = store.log.root(size)
+    trees = tuple(Tree(size, log.root(size)) for log, size in zip(store.logs, sizes,
+                                                                  strict=True))
     # Never sign a tree a failover could take back: the replicas must hold it first.
-    store.replication.confirm(f"integrating the log to {size} leaves")
-    note = sign_checkpoint(Checkpoint(origin=origin, size=size, root=root), private_key)
-    store.log.add_checkpoint(note, store.now())
+    store.replication.confirm(f"integrating the log to {sum(sizes)} leaves")
+    note = sign_note(SignedTrees(origin, trees, store.keys.sharded).body(), private_key)
+    store.checkpoints.add(note, store.now())
     store.replication.confirm("storing a checkpoint")
     return note
 
@@ -75,7 +78,9 @@ def current(store: Store, private_key: str | None) -> str:
     """A checkpoint of the log as it is now: the latest, signed anew when the log has grown
     since and ``private_key`` is held."""
     note = latest(store)
-    grown = note is None or Checkpoint.parse(_body(note)).size < store.log.size()
+    grown = note is None or any(
+        tree.size < log.size() for tree, log in zip(checked(note, None).trees, store.logs,
+                                                    strict=False))
     if private_key is not None and grown:
         return sign_now(store, private_key)
     if note is None:
@@ -86,55 +91,61 @@ def current(store: Store, private_key: str | None) -> str:
 
 @dataclass(frozen=True)
 class Inclusion:
-    """A result's leaf and the proof that the checkpoint's tree includes it."""
+    """A result's leaf in its shard's log, and the proof that the signed tree includes it."""
 
     key: str
+    shard: int
     leaf_index: int
     leaf: bytes
     proof: list[bytes]
-    checkpoint: Checkpoint
+    tree: Tree
     note: str
 
     @property
     def verified(self) -> bool:
-        """Whether the proof takes the leaf to the checkpoint's root."""
-        return merkle.verify_inclusion(self.leaf_index, self.checkpoint.size,
-                                       merkle.leaf_hash(self.leaf), self.proof,
-                                       self.checkpoint.root)
+        """Whether the proof takes the leaf to the signed root of its shard's tree."""
+        return merkle.verify_inclusion(self.leaf_index, self.tree.size,
+                                       merkle.leaf_hash(self.leaf), self.proof, self.tree.root)
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready, hashes in base64 as C2SP notes write them."""
-        return {"key": self.key, "leaf_index": self.leaf_index,
-                "tree_size": self.checkpoint.size, "leaf": self.leaf.decode(),
+        return {"key": self.key, "shard": self.shard, "leaf_index": self.leaf_index,
+                "tree_size": self.tree.size, "leaf": self.leaf.decode(),
                 "leaf_hash": _b64(merkle.leaf_hash(self.leaf)),
-                "proof": [_b64(p) for p in self.proof], "root": _b64(self.checkpoint.root),
+                "proof": [_b64(p) for p in self.proof], "root": _b64(self.tree.root),
                 "checkpoint": self.note, "verified": self.verified}
 
 
 def inclusion(store: Store, key: str, note: str | None = None) -> Inclusion:
-    """The inclusion proof of result ``key`` in the tree ``note`` (default: the latest
-    stored checkpoint) signs."""
-    index = store.log.index_of(key)
+    """The inclusion proof of result ``key`` in its shard's tree as ``note`` (default: the
+    latest stored checkpoint) signs it."""
+    log = store.log_of(key)
+    index = log.index_of(key)
     if index is None:
         raise NotFoundError(f"{key} has no leaf in the log: it was never stored, or stored "
                             "before the log (`rookhaven log backfill`)")
     note = note if note is not None else current(store, None)
-    checkpoint = checked(note, None)
-    if index >= checkpoint.size:
-        raise NotFoundError(f"{key} is leaf {index}, after the checkpoint's {checkpoint.size} "
-                            "leaves: prove it against a newer checkpoint")
-    (leaf,) = [data for _, data in store.log.leaves(index, index + 1)]
-    return Inclusion(key=key, leaf_index=index, leaf=leaf,
-                     proof=store.log.inclusion(index, checkpoint.size),
-                     checkpoint=checkpoint, note=note)
+    signed = checked(note, None)
+    if len(signed.trees) != len(store.logs):
+        raise NotFoundError(f"the checkpoint signs {len(signed.trees)} tree(s) and this store "
+                            f"has {len(store.logs)} log shard(s): it is another log's")
+    tree = signed.trees[log.shard]
+    if index >= tree.size:
+        raise NotFoundError(f"{key} is leaf {index} of shard {log.shard}, after the "
+                            f"checkpoint's {tree.size} leaves: prove it against a newer "
+                            "checkpoint")
+    (leaf,) = [data for _, data in log.leaves(index, index + 1)]
+    return Inclusion(key=key, shard=log.shard, leaf_index=index, leaf=leaf,
+                     proof=log.inclusion(index, tree.size), tree=tree, note=note)
 
 
 def logged_leaf(store: Store, key: str) -> Leaf | None:
     """The leaf the log holds for result ``key``, or None when it has none."""
-    index = store.log.index_of(key)
+    log = store.log_of(key)
+    index = log.index_of(key)
     if index is None:
         return None
-    found = [data for _, data in store.log.leaves(index, index + 1)]
+    found = [data for _, data in log.leaves(index, index + 1)]
     return parse_leaf(found[0]) if found else None
 
 
@@ -142,11 +153,11 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def checked(note: str, verifier_key: str | None) -> Checkpoint:
-    """The checkpoint ``note`` signs, verified with ``verifier_key`` when one is given."""
+def checked(note: str, verifier_key: str | None) -> SignedTrees:
+    """The trees ``note`` signs, verified with ``verifier_key`` when one is given."""
     if verifier_key is not None:
-        return verify_checkpoint(note, verifier_key)
-    return Checkpoint.parse(_body(note))
+        return SignedTrees.parse(open_note(note, [verifier_key]))
+    return SignedTrees.parse(_body(note))
 
 
 def _body(note: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MirrorError, TileFormatError
+from ..errors import ConfigError, MirrorError, TileFormatError
 from ..store import Store
 from . import merkle, tiles
 from .checkpoints import checked, latest
@@ -131,6 +131,10 @@ class Mirror:
         """Copy what the store's log added since the mirror last grew (``progress(done,
         size)`` after each page); MirrorError, with nothing written, if the store's log no
         longer extends the mirror."""
+        if store.keys.sharded:
+            raise ConfigError("a mirror of a sharded log is not supported yet: its signed "
+                              "state is a checkpoint set, which tlog-tiles clients cannot "
+                              "read (docs/adr/0030-log-shards.md)")
         before = self.size()
         size = store.log.integrate()
         if size < before:
@@ -146,7 +150,7 @@ class Mirror:
                 progress(min(size, at + page), size)
         note = latest(store)
         kept = None
-        signed = checked(note, None) if note is not None else None
+        signed = checked(note, None).trees[0] if note is not None else None
         if note is not None and signed is not None and signed.size <= size:
             if signed.root != self.root(signed.size):
                 raise MirrorError(f"the store's checkpoint of {signed.size} leaves does not "

@@ -17,11 +17,13 @@ from datetime import UTC, datetime
 from ..config import Settings
 from ..errors import ConfigError, MirrorError, RookhavenError
 from ..store import Store
+from ..store.log import TransparencyLog
 from ..transparency import merkle, tiles
-from ..transparency.checkpoints import read_note
+from ..transparency.checkpoints import checked, read_note
+from ..transparency.checkpointset import Tree
 from ..transparency.leaf import Leaf, parse_leaf
 from ..transparency.mirror import Mirror
-from ..transparency.note import Checkpoint, check_verifier_key, verify_checkpoint
+from ..transparency.note import check_verifier_key
 from .models import Verdict
 
 LOG = "log"  # the key a verdict about the log as a whole is filed under
@@ -51,49 +53,74 @@ def pinned_from(settings: Settings) -> PinnedCheckpoint | None:
 def check_log(store: Store, pinned: PinnedCheckpoint | None, page: int = 1000,
               mirror: Mirror | None = None) -> list[Verdict]:
     """Every log alarm for ``store`` against ``pinned`` and, if given, its ``mirror``
-    outside Redis; empty when the log is intact."""
-    checkpoint = None
+    outside Redis; empty when the log is intact. A sharded store's every shard is checked
+    against its tree in the pinned checkpoint set."""
+    signed = None
     verdicts: list[Verdict] = []
     if pinned is not None:
         try:
-            checkpoint = verify_checkpoint(pinned.note, pinned.verifier_key)
+            signed = checked(pinned.note, pinned.verifier_key)
         except RookhavenError as exc:
             return [Verdict(key=LOG, outcome="bad-signature",
                             detail=f"the pinned checkpoint does not verify: {exc}")]
         verdicts += _stored_checkpoints(store, pinned.verifier_key)
-    size = store.log.integrate()
-    problem = _consistency(store, checkpoint, size) if checkpoint is not None else None
-    if problem is not None:
-        verdicts.append(Verdict(key=LOG, outcome="log-inconsistent", detail=problem))
-    pinned_size = checkpoint.size if checkpoint is not None else 0
+        if len(signed.trees) != len(store.logs):
+            return [*verdicts, Verdict(
+                key=LOG, outcome="log-inconsistent",
+                detail=f"the pinned checkpoint signs {len(signed.trees)} tree(s) and the store "
+                       f"has {len(store.logs)} log shard(s): its shards were changed")]
+    if mirror is not None and len(store.logs) != 1:
+        raise ConfigError("a mirror of a sharded log is not supported yet: verify without "
+                          "--mirror (docs/adr/0030-log-shards.md)")
+    sizes = [log.integrate() for log in store.logs]
+    pinned_sizes = [0] * len(store.logs)
+    for log, size in zip(store.logs, sizes, strict=True):
+        tree = signed.trees[log.shard] if signed is not None else None
+        problem = _consistency(log, tree, size) if tree is not None else None
+        if problem is not None:
+            verdicts.append(Verdict(key=LOG, outcome="log-inconsistent",
+                                    detail=_in_shard(store, log.shard, problem)))
+        pinned_sizes[log.shard] = tree.size if tree is not None else 0
     if mirror is None:
         # Even in a log that no longer extends the pinned tree, every result it still holds
         # is checked, and every stored result it lacks (a truncated leaf's) is named.
-        verdicts += _leaves(store, 0, min(size, pinned_size), page)
+        for log, size, pinned_size in zip(store.logs, sizes, pinned_sizes, strict=True):
+            verdicts += _leaves(store, log, 0, min(size, pinned_size), page)
         verdicts += _unlogged(store, page, set())
         return verdicts
     # With a mirror, its leaves name what the store should hold, whatever was done to the
     # store's own leaf list (an erased entry shifts every index after it).
+    log, size, pinned_size = store.log, sizes[0], pinned_sizes[0]
     try:
         held = mirror.size()
-        mirrored = _mirrored(mirror, checkpoint, held)
+        mirrored = _mirrored(mirror, signed.trees[0] if signed is not None else None, held)
     except MirrorError as exc:
         return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent",
                                    detail=f"the mirror {mirror.directory} cannot be used: "
                                           f"{exc}")]
-    verdicts += _against_mirror(store, mirror, size, held)
+    verdicts += _against_mirror(log, mirror, size, held)
     keys: set[str] = set()
     for start in range(0, held, page):
         stop = min(held, start + page)
         batch = list(enumerate(mirrored[start:stop], start=start))
         keys.update(leaf.key for _, (_, leaf, _) in batch if leaf is not None)
-        verdicts += _judged(store, [(i, data, leaf_hash) for i, (data, _, leaf_hash) in batch])
-    verdicts += _leaves(store, held, min(size, pinned_size), page)  # pinned past the mirror
+        verdicts += _judged(store, log, [(i, data, leaf_hash)
+                                         for i, (data, _, leaf_hash) in batch])
+    verdicts += _leaves(store, log, held, min(size, pinned_size), page)  # pinned past it
     verdicts += _unlogged(store, page, keys)
     return verdicts
 
 
-def _mirrored(mirror: Mirror, checkpoint: Checkpoint | None,
+def _in_shard(store: Store, shard: int, text: str) -> str:
+    """``text`` about one shard's log, naming the shard when there are several."""
+    return f"log shard {shard}: {text}" if len(store.logs) > 1 else text
+
+
+def _where(log: TransparencyLog, index: int) -> str:
+    return f"shard {log.shard} leaf {index}" if log.sharded else f"leaf {index}"
+
+
+def _mirrored(mirror: Mirror, checkpoint: Tree | None,
               held: int) -> list[tuple[bytes, Leaf | None, bytes]]:
     """The mirror's leaves (bytes, parsed, logged hash), checked against its own tiles and
     the pinned checkpoint; MirrorError if the mirror does not hold what it says."""
@@ -115,12 +142,13 @@ def _mirrored(mirror: Mirror, checkpoint: Checkpoint | None,
     return found
 
 
-def _against_mirror(store: Store, mirror: Mirror, size: int, held: int) -> list[Verdict]:
+def _against_mirror(log: TransparencyLog, mirror: Mirror, size: int,
+                    held: int) -> list[Verdict]:
     """One verdict if the store's log no longer extends the mirror (truncated, rewritten)."""
     if size < held:
         detail = (f"the log holds {size} leaves, fewer than the {held} its mirror "
                   f"{mirror.directory} holds: it was truncated")
-    elif held and store.log.root(held) != mirror.root(held):
+    elif held and log.root(held) != mirror.root(held):
         detail = (f"the log's tree of {held} leaves is not the one its mirror "
                   f"{mirror.directory} holds: the log was rewritten")
     else:
@@ -129,22 +157,22 @@ def _against_mirror(store: Store, mirror: Mirror, size: int, held: int) -> list[
 
 
 def _stored_checkpoints(store: Store, verifier_key: str) -> Iterator[Verdict]:
-    for signed_at, note in store.log.checkpoints():
+    for signed_at, note in store.checkpoints.since():
         try:
-            verify_checkpoint(note, verifier_key)
+            checked(note, verifier_key)
         except RookhavenError as exc:
             yield Verdict(key=LOG, outcome="bad-signature",
                           detail=f"the checkpoint stored at {signed_at:.3f} does not verify "
                                  f"with the pinned key: {exc}")
 
 
-def _consistency(store: Store, checkpoint: Checkpoint, size: int) -> str | None:
+def _consistency(log: TransparencyLog, checkpoint: Tree, size: int) -> str | None:
     if size < checkpoint.size:
         return (f"the log holds {size} leaves, fewer than the {checkpoint.size} the pinned "
                 "checkpoint signed: it was truncated")
     try:
-        root = store.log.root(size)
-        proof = store.log.consistency(checkpoint.size, size) if checkpoint.size else []
+        root = log.root(size)
+        proof = log.consistency(checkpoint.size, size) if checkpoint.size else []
     except RookhavenError as exc:
         return f"today's tree cannot be read: {exc}"
     if checkpoint.size and not merkle.verify_consistency(checkpoint.size, size, checkpoint.root,
@@ -154,18 +182,20 @@ def _consistency(store: Store, checkpoint: Checkpoint, size: int) -> str | None:
     return None
 
 
-def _leaves(store: Store, start: int, stop: int, page: int) -> Iterator[Verdict]:
-    """Verdicts on the store's own leaves ``[start, stop)``."""
+def _leaves(store: Store, log: TransparencyLog, start: int, stop: int,
+            page: int) -> Iterator[Verdict]:
+    """Verdicts on one shard's own leaves ``[start, stop)``."""
     for at in range(start, stop, page):
         end = min(stop, at + page)
-        hashes = store.log.leaf_hashes(at, end)
-        yield from _judged(store, [
+        hashes = log.leaf_hashes(at, end)
+        yield from _judged(store, log, [
             (index, data, hashes[(index - at) * merkle.HASH_SIZE:
                                  (index - at + 1) * merkle.HASH_SIZE])
-            for index, data in store.log.leaves(at, end, page)])
+            for index, data in log.leaves(at, end, page)])
 
 
-def _judged(store: Store, batch: list[tuple[int, bytes, bytes]]) -> list[Verdict]:
+def _judged(store: Store, log: TransparencyLog,
+            batch: list[tuple[int, bytes, bytes]]) -> list[Verdict]:
     """Verdicts on logged leaves (index, bytes, the hash the tree holds): does each hash to
     the tree, and does the store still hold its result and audit with the logged hashes?"""
     parsed = [parse_leaf(data) for _, data, _ in batch]
@@ -177,15 +207,15 @@ def _judged(store: Store, batch: list[tuple[int, bytes, bytes]]) -> list[Verdict
                                                           strict=True):
         if leaf is None or merkle.leaf_hash(data) != logged:
             found.append(Verdict(key=leaf.key if leaf else LOG, outcome="log-inconsistent",
-                                 where=f"leaf {index}",
+                                 where=_where(log, index),
                                  detail="the stored leaf does not hash to the logged tree"))
         elif result is None or audit is None:
-            found.append(Verdict(key=leaf.key, outcome="erased", where=f"leaf {index}",
+            found.append(Verdict(key=leaf.key, outcome="erased", where=_where(log, index),
                                  detail=f"logged on {_when(leaf.stored)}, now gone"))
         elif not leaf.matches(result, audit):
             what = ("result" if hashlib.sha256(result).hexdigest() != leaf.result_sha256
                     else "audit")
-            found.append(Verdict(key=leaf.key, outcome="rewritten", where=f"leaf {index}",
+            found.append(Verdict(key=leaf.key, outcome="rewritten", where=_where(log, index),
                                  detail=f"the stored {what} bytes are not the ones logged at "
                                         f"leaf {index}"))
     return found
@@ -203,8 +233,13 @@ def _unlogged(store: Store, page: int, mirrored: set[str]) -> Iterator[Verdict]:
     keys = sorted(set(store.results.keys()) | {k for k, _ in store.audits.scan()})
     for start in range(0, len(keys), page):
         chunk = keys[start:start + page]
-        for key, logged in zip(chunk, store.log.logged(chunk), strict=True):
-            if not logged and key not in mirrored:
+        by_shard: dict[int, list[str]] = {}
+        for key in chunk:
+            by_shard.setdefault(store.keys.shard_of(key), []).append(key)
+        logged = {key: found for shard, keys in by_shard.items()
+                  for key, found in zip(keys, store.logs[shard].logged(keys), strict=True)}
+        for key in chunk:
+            if not logged[key] and key not in mirrored:
                 yield Verdict(key=key, outcome="unlogged",
                               detail="stored, but the log has no leaf for it: written around "
                                      "Rookhaven, or before the log (`rookhaven log backfill`)")

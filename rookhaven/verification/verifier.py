@@ -73,7 +73,7 @@ class Verifier:
         """An alarm when there is nothing to check, or fewer results than were stored."""
         held = self.store.audits.count()
         stored = max(self.store.verifications.counters().get("results_stored", 0),
-                     self.store.log.size())
+                     sum(log.size() for log in self.store.logs))
         if held == 0:
             detail = ("the store holds no result to verify" + (
                 f", though {stored} were stored: they are gone (a Redis restarted empty?)"

@@ -136,12 +136,12 @@ def test_checkpoint_signs_the_log_once_per_size_and_anew_after_it_grows(
     assert signed.root == pipeline.store.log.root(20)
 
     assert checkpoint(signer, key) == first
-    assert len(pipeline.store.log.checkpoints()) == 1
+    assert len(pipeline.store.checkpoints.since()) == 1
 
     add_results(pipeline, 3, "more")
     second = checkpoint(signer, key)
     assert second != first and verify_checkpoint(second, key[1]).size == 23
-    assert [note for _, note in pipeline.store.log.checkpoints()] == [first, second]
+    assert [note for _, note in pipeline.store.checkpoints.since()] == [first, second]
 
 
 def test_checkpoint_without_a_key_or_a_stored_checkpoint_is_a_one_line_error(
@@ -273,8 +273,8 @@ def test_consistency_from_a_checkpoint_file_refuses_a_store_whose_tree_it_did_no
         key: tuple[Path, str], tmp_path: Path) -> None:
     old = tmp_path / "old"
     checkpoint(signer, key, old)
-    store, k = pipeline.store, pipeline.store.keys
-    store.client.delete(k.log_leaves, k.log_index, k.log_checkpoints,
+    store, k, k0 = pipeline.store, pipeline.store.keys, pipeline.store.keys.shards[0]
+    store.client.delete(k0.log_leaves, k0.log_index, k.log_checkpoints,
                         *store.client.keys(f"{k.prefix}:log:hashes:*"))
     erase(pipeline, sorted(store.results.keys())[4])
     assert rookhaven(env, "log", "backfill").returncode == 0  # the 19 survivors, re-logged
@@ -330,7 +330,7 @@ def pinned(pipeline: Pipeline, signer: dict[str, str], key: tuple[Path, str],
 
 def erase(pipe: Pipeline, target: str) -> None:
     """Delete a result and every index entry that names it (result, audit, job, indexes)."""
-    k, client = pipe.store.keys, pipe.store.client
+    k, client = pipe.store.keys.shard(target), pipe.store.client
     digest = pipe.store.corpora.resolve("port")
     client.delete(k.result(target), k.audit(target), k.job(target))
     client.zrem(k.audits_by_time, target)
@@ -372,7 +372,7 @@ def test_verify_names_a_result_with_one_edited_byte(
 
 def test_verify_reports_a_truncated_log_as_inconsistent(
         pipeline: Pipeline, env: dict[str, str], key: tuple[Path, str], pinned: Path) -> None:
-    pipeline.store.client.rpop(pipeline.store.keys.log_leaves)
+    pipeline.store.client.rpop(pipeline.store.keys.shards[0].log_leaves)
     done = verify(env, pinned, key[1])
     assert done.returncode == 1
     assert ("log-inconsistent", "log") in alarms(done)
@@ -381,8 +381,8 @@ def test_verify_reports_a_truncated_log_as_inconsistent(
 
 def test_verify_names_the_result_whose_leaf_a_truncation_dropped(
         pipeline: Pipeline, env: dict[str, str], key: tuple[Path, str], pinned: Path) -> None:
-    last = parse_leaf(pipeline.store.client.lindex(pipeline.store.keys.log_leaves, -1))
-    pipeline.store.client.rpop(pipeline.store.keys.log_leaves)
+    last = parse_leaf(pipeline.store.client.lindex(pipeline.store.keys.shards[0].log_leaves, -1))
+    pipeline.store.client.rpop(pipeline.store.keys.shards[0].log_leaves)
     done = verify(env, pinned, key[1])
     assert last is not None and last.key in done.stdout
 
@@ -390,10 +390,10 @@ def test_verify_names_the_result_whose_leaf_a_truncation_dropped(
 def test_verify_catches_a_log_rebuilt_and_signed_with_another_key(
         pipeline: Pipeline, env: dict[str, str], key: tuple[Path, str], pinned: Path,
         tmp_path: Path) -> None:
-    store, k = pipeline.store, pipeline.store.keys
+    store, k, k0 = pipeline.store, pipeline.store.keys, pipeline.store.keys.shards[0]
     victim = sorted(store.results.keys())[2]
     erase(pipeline, victim)
-    store.client.delete(k.log_leaves, k.log_index, k.log_checkpoints,
+    store.client.delete(k0.log_leaves, k0.log_index, k.log_checkpoints,
                         *store.client.keys(f"{k.prefix}:log:hashes:*"))
     backfilled = rookhaven(env, "log", "backfill")
     assert backfilled.returncode == 0, backfilled.stderr
@@ -415,9 +415,9 @@ def test_verify_catches_a_log_rebuilt_and_signed_with_another_key(
 def test_backfill_logs_results_stored_before_the_log_once_and_then_verifies_clean(
         pipeline: Pipeline, env: dict[str, str], signer: dict[str, str],
         key: tuple[Path, str], tmp_path: Path) -> None:
-    store, k = pipeline.store, pipeline.store.keys
+    store, k, k0 = pipeline.store, pipeline.store.keys, pipeline.store.keys.shards[0]
     stored = sorted(store.results.keys())
-    store.client.delete(k.log_leaves, k.log_index, k.log_checkpoints,
+    store.client.delete(k0.log_leaves, k0.log_index, k.log_checkpoints,
                         *store.client.keys(f"{k.prefix}:log:hashes:*"))
     assert store.log.size() == 0
     warned = rookhaven(env, "result", stored[0])
@@ -461,15 +461,15 @@ def test_log_mirror_then_verify_mirror_names_an_erased_result_and_accuses_no_oth
     again = rookhaven(env, "log", "mirror", str(mirror))
     assert "(0 new;" in again.stderr
     # Erase one result with every key and list entry that names it.
-    store, k = pipeline.store, pipeline.store.keys
+    store, k, k0 = pipeline.store, pipeline.store.keys, pipeline.store.keys.shards[0]
     victim = [key for key, _ in store.audits.scan()][5]
-    leaf = store.client.lindex(k.log_leaves, store.log.index_of(victim))
+    leaf = store.client.lindex(k0.log_leaves, store.log.index_of(victim))
     digest = store.corpora.resolve("port")
     store.client.delete(k.result(victim), k.audit(victim), k.job(victim))
-    store.client.zrem(k.audits_by_time, victim)
-    store.client.zrem(k.audits_by_corpus(digest), victim)
-    store.client.lrem(k.log_leaves, 1, leaf)
-    store.client.hdel(k.log_index, victim)
+    store.client.zrem(k0.audits_by_time, victim)
+    store.client.zrem(k0.audits_by_corpus(digest), victim)
+    store.client.lrem(k0.log_leaves, 1, leaf)
+    store.client.hdel(k0.log_index, victim)
     args = ("verify", "--all", "--json", "--checkpoint", str(pinned_file), "--verifier-key",
             key[1])
     plain = rookhaven(env, *args)

@@ -47,7 +47,8 @@ def assert_log_matches_results(store: Store) -> list[tuple[bytes, Leaf]]:
     assert results - set(keys) == set(), "results without a leaf"
     assert set(keys) - results == set(), "leaves without a result"
     assert store.log.size() == len(results)
-    index = {k.decode(): int(v) for k, v in store.client.hgetall(store.keys.log_index).items()}
+    held = store.client.hgetall(store.keys.shards[0].log_index)
+    index = {k.decode(): int(v) for k, v in held.items()}
     assert index == {key: at for at, key in enumerate(keys)}
     sorted_keys = sorted(keys)
     by_key = dict(zip(sorted_keys, zip(store.results.get_many(sorted_keys),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rookhaven.config import Settings
-from rookhaven.errors import ConfigError
+from rookhaven.errors import ConfigError, StoreUnavailableError
 from rookhaven.pipeline import celery_config
-from rookhaven.store import connect
+from rookhaven.store import cluster, connect
 
 
 def test_the_broker_is_the_store_unless_its_own_url_is_set() -> None:
@@ -23,15 +23,35 @@ def test_the_broker_is_the_store_unless_its_own_url_is_set() -> None:
 
 
 @pytest.mark.parametrize("url", ["redis+cluster://a:7000,b:7001", "rediss+cluster://a:7000"])
-def test_a_cluster_is_refused_as_broker_and_as_store_saying_why(url: str) -> None:
+def test_a_cluster_is_refused_as_broker_saying_why_and_what_to_set(url: str) -> None:
     with pytest.raises(ConfigError) as broker:
         celery_config(Settings.from_mapping({"ROOKHAVEN_REDIS_URL": "redis://s:6379/1",
                                              "ROOKHAVEN_BROKER_URL": url}))
     message = str(broker.value)
     assert message.startswith("ROOKHAVEN_BROKER_URL") and "cannot be the Celery broker" in message
     assert "standalone or sentinel://" in message and "\n" not in message
-    with pytest.raises(ConfigError, match=r"ROOKHAVEN_REDIS_URL .* store cannot use yet"):
+    # A cluster store with no broker of its own: the broker would be the cluster.
+    with pytest.raises(ConfigError, match=r"^ROOKHAVEN_REDIS_URL .* set ROOKHAVEN_BROKER_URL"):
+        celery_config(Settings.from_mapping({"ROOKHAVEN_REDIS_URL": url}))
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("redis+cluster://a:7000/3", "names a database"),
+    ("redis+cluster://a:99999", "has node address 'a:99999'"),
+    ("redis+cluster://a:7000?ssl_cert_reqs=required", "takes only the TLS options"),
+    ("rediss+cluster://a:7000?db=2", "takes only the TLS options"),
+])
+def test_a_cluster_url_that_cannot_be_one_says_why(url: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
         connect(url)
+
+
+def test_a_cluster_url_parses_its_nodes_login_and_tls() -> None:
+    parsed = cluster.parse("rediss+cluster://u:p%40ss@a:7000,[::1]:7001,b?ssl_cert_reqs=none",
+                           "shown")
+    assert parsed.nodes == (("a", 7000), ("::1", 7001), ("b", 6379))
+    assert (parsed.username, parsed.password, parsed.tls) == ("u", "p@ss", True)
+    assert parsed.tls_options == (("ssl_cert_reqs", "none"),) and "p@ss" not in repr(parsed)
 
 
 def test_a_bad_broker_url_names_its_own_setting() -> None:
@@ -40,3 +60,11 @@ def test_a_bad_broker_url_names_its_own_setting() -> None:
                                              "ROOKHAVEN_BROKER_URL": "http://x"}))
     with pytest.raises(ConfigError, match="set ROOKHAVEN_REDIS_URL"):
         celery_config(Settings())
+
+
+def test_a_cluster_that_does_not_answer_is_one_line_after_the_timeout() -> None:
+    with pytest.raises(StoreUnavailableError) as caught:
+        connect("redis+cluster://127.0.0.1:1", timeout=0.3)
+    message = str(caught.value)
+    assert "Redis Cluster via 127.0.0.1:1 did not answer" in message
+    assert "ROOKHAVEN_REDIS_TIMEOUT" in message and "\n" not in message and len(message) < 500

@@ -56,16 +56,16 @@ def test_a_checkpoint_is_signed_only_when_the_log_grew(store: Store) -> None:
     put(store, 3, start=5)
     second = checkpoints.current(store, PRIVATE)
     assert verify_checkpoint(second, VERIFIER).size == 8
-    assert [note for _, note in store.log.checkpoints()] == [first, second]
+    assert [note for _, note in store.checkpoints.since()] == [first, second]
 
 
 def test_an_inclusion_proof_is_against_the_latest_checkpoint_and_verifies(store: Store) -> None:
     put(store, 9)
     checkpoints.sign_now(store, PRIVATE)
     found = checkpoints.inclusion(store, f"sha256:{4:064x}")
-    assert (found.leaf_index, found.checkpoint.size, found.verified) == (4, 9, True)
+    assert (found.leaf_index, found.tree.size, found.verified) == (4, 9, True)
     assert merkle.verify_inclusion(4, 9, merkle.leaf_hash(found.leaf), found.proof,
-                                   found.checkpoint.root)
+                                   found.tree.root)
     put(store, 3, start=9)  # leaves 9.. are after the checkpoint
     with pytest.raises(NotFoundError, match="after the checkpoint"):
         checkpoints.inclusion(store, f"sha256:{10:064x}")

@@ -130,7 +130,23 @@ def resolve(words: list[str]) -> tuple[str, str]:
 # --- docker-compose.yml ------------------------------------------------------------------
 
 def test_the_compose_file_has_redis_and_the_rookhaven_services() -> None:
-    assert set(compose()["services"]) == {"redis", *ROOKHAVEN_SERVICES}
+    services = compose()["services"]
+    cluster = {name for name, service in services.items()
+               if "cluster" in service.get("profiles", [])}
+    assert set(services) - cluster == {"redis", *ROOKHAVEN_SERVICES}
+
+
+def test_the_cluster_profile_is_six_cluster_nodes_and_the_step_that_joins_them() -> None:
+    services = compose()["services"]
+    nodes = [name for name in services if name.startswith("redis-node-")]
+    assert len(nodes) == 6
+    for name in nodes:
+        command = services[name]["command"]
+        assert command[0] == "redis-server" and "--cluster-enabled" in command
+    create = " ".join(services["redis-cluster-create"]["command"])
+    assert "--cluster create" in create and "--cluster-replicas 1" in create
+    assert "redis-node-$n" in create and "1 2 3 4 5 6" in create  # every node, by name
+    assert set(services["redis-cluster-create"]["depends_on"]) == set(nodes)
 
 
 @pytest.mark.parametrize(("service", "expected"), [

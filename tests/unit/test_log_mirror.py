@@ -84,7 +84,7 @@ def test_the_checkpoint_kept_is_the_newest_signed_and_checks_against_the_tiles(
     put(store, 5, start=10)
     growth = Mirror(tmp_path).update(store)
     assert growth.checkpoint_size == 10 and Mirror(tmp_path).checkpoint() == note
-    assert checkpoints.checked(note, None).root == Mirror(tmp_path).root(10)
+    assert checkpoints.checked(note, None).trees[0].root == Mirror(tmp_path).root(10)
 
 
 def test_a_mirror_refuses_a_truncated_or_rewritten_log_and_a_changed_file(
@@ -92,13 +92,13 @@ def test_a_mirror_refuses_a_truncated_or_rewritten_log_and_a_changed_file(
     put(store, 300)
     mirror = Mirror(tmp_path)
     mirror.update(store)
-    leaves_key = store.keys.log_leaves
+    leaves_key = store.keys.shards[0].log_leaves
     store.client.rpop(leaves_key)  # truncated by one
     with pytest.raises(MirrorError, match="fewer than the 300 mirrored"):
         mirror.update(store)
     store.client.rpush(leaves_key, b"{}")  # the size again, and a first hash changed
     for level in range(9):  # a first leaf rewritten and its tree recomputed
-        store.client.setrange(store.keys.log_hashes(level, 0), 0, b"\x00" * 32)
+        store.client.setrange(store.keys.shards[0].log_hashes(level, 0), 0, b"\x00" * 32)
     with pytest.raises(MirrorError, match="rewritten"):
         mirror.update(store)
     assert mirror.size() == 300  # nothing written by a refused update
@@ -111,7 +111,8 @@ def test_a_mirror_refuses_a_truncated_or_rewritten_log_and_a_changed_file(
 def test_a_leaf_list_changed_under_its_hashes_is_not_mirrored(store: Store,
                                                               tmp_path: Path) -> None:
     keys = put(store, 5)
-    store.client.lset(store.keys.log_leaves, 2, store.client.lindex(store.keys.log_leaves, 3))
+    leaves = store.keys.shards[0].log_leaves
+    store.client.lset(leaves, 2, store.client.lindex(leaves, 3))
     with pytest.raises(MirrorError, match="leaf 2 of the store's log does not hash"):
         Mirror(tmp_path).update(store)
     assert Mirror(tmp_path).size() == 0 and parse_leaf(b"{}") is None

@@ -87,8 +87,8 @@ def test_integration_resumes_and_two_integrators_write_each_hash_once(store: Sto
 
 def test_backfill_logs_only_results_without_a_leaf(store: Store) -> None:
     keys = put(store, 3)
-    store.client.delete(store.keys.log_leaves, store.keys.log_index,
-                        store.keys.log_hashes(0, 0))  # results stored before the log
+    store.client.delete(store.keys.shards[0].log_leaves, store.keys.shards[0].log_index,
+                        store.keys.shards[0].log_hashes(0, 0))  # results stored before the log
     result, audit = store.results.get(keys[0]), store.results.audit(keys[0])
     leaf = leaf_for(keys[0], result, audit, "sha256:c", "1.000", backfilled=True).encode()
     assert store.log.backfill(keys[0], leaf) == "added"

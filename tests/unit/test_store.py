@@ -37,10 +37,10 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-def store(clock: Clock) -> Iterator[Store]:
+@pytest.fixture(params=[None, 4], ids=["flat", "4-shards"])
+def store(clock: Clock, request: pytest.FixtureRequest) -> Iterator[Store]:
     client = fakeredis.FakeRedis()
-    yield Store(client, "t", chunk_bytes=200, clock=clock)
+    yield Store(client, "t", chunk_bytes=200, clock=clock, log_shards=request.param)
     client.close()
 
 
@@ -297,7 +297,8 @@ def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued
     for job in found:
         assert store.jobs.requeue(job, max_attempts=3) == "requeue"
     # Requeued, started and closed jobs leave the index; only the live worker's is left.
-    assert store.client.zrange(store.keys.jobs_delivered, 0, -1) == [held.key.encode()]
+    assert store.client.zrange(store.keys.shard(held.key).jobs_delivered, 0, -1) == [
+        held.key.encode()]
     assert store.jobs.stale(queued_before=0, running_before=0, alive=store.heartbeats.alive,
                             limit=100) == []
 
@@ -307,12 +308,12 @@ def test_a_delivery_mark_is_dropped_when_its_job_is_started_or_closed(store: Sto
     store.jobs.create(job)
     store.jobs.deliver([job.key], "w1")
     store.jobs.start([job.key], "w1")
-    assert store.client.zcard(store.keys.jobs_delivered) == 0
+    assert store.client.zcard(store.keys.shards[0].jobs_delivered) == 0
     store.jobs.fail(job.key, "ValueError: flaky", permanent=False, max_attempts=5)
     store.jobs.deliver([job.key], "w2")  # queued again and delivered to another worker
     assert store.jobs.get(job.key).worker == "w2"
     store.jobs.fail(job.key, "bad input", permanent=True, max_attempts=5)
-    assert store.client.zcard(store.keys.jobs_delivered) == 0
+    assert store.client.zcard(store.keys.shards[0].jobs_delivered) == 0
     assert store.jobs.deliver([job.key, "sha256:" + "9" * 64], "w3") == 0  # failed, missing
 
 
@@ -370,7 +371,7 @@ def test_a_result_that_does_not_embed_its_audit_is_refused_unstored(store: Store
                           (framed(b"[]") + b" ", b'{"a"')):
         with pytest.raises(IntegrityError, match="does not embed the audit offered with it"):
             store.results.put(key, "sha256:c", result, audit)
-    assert not store.results.exists(key) and store.log.size() == 0
+    assert not store.results.exists(key) and store.log_of(key).size() == 0
 
 
 def test_every_job_event_and_stored_result_is_counted_with_the_ledger() -> None:

@@ -174,7 +174,7 @@ def test_a_store_emptied_or_short_of_what_it_stored_is_an_alarm_saying_so(
         pipeline: Pipeline) -> None:
     store = pipeline.store
     victim = keys(pipeline)[0]
-    store.client.zrem(store.keys.audits_by_time, victim)  # a partial restore lost one
+    store.client.zrem(store.keys.shards[0].audits_by_time, victim)  # a partial restore lost one
     run = verifier(pipeline).run(Selection(all=True))
     assert [(v.outcome, v.key) for v in run.verdicts if v.alarm] == [("results-missing", "store")]
     assert "fewer than the 4" in run.verdicts[0].detail and not run.clean
@@ -204,7 +204,7 @@ def test_a_store_wide_alarm_gets_its_error_line_like_every_other_alarm(
         pipeline: Pipeline, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
     store = pipeline.store
-    store.client.zrem(store.keys.audits_by_time, keys(pipeline)[0])
+    store.client.zrem(store.keys.shards[0].audits_by_time, keys(pipeline)[0])
     # On the logger itself: an earlier configure_logging stops propagation to caplog's root.
     verify_log = logging.getLogger("rookhaven.verify")
     monkeypatch.setattr(verify_log, "handlers", [caplog.handler])

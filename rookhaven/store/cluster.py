@@ -1,0 +1,142 @@
+"""Redis Cluster addresses and clients: the ``redis+cluster://`` URL, and what a cluster
+needs that a single Redis does not (a key in a node's slots to probe its replication).
+
+``redis+cluster://[user:password@]HOST[:PORT][,HOST[:PORT]...][/][?OPTIONS]`` names some of
+the cluster's nodes (port 6379 when none is given; the client learns the rest from them);
+``rediss+cluster://`` is the same over TLS, with the certificate options ``ssl_cert_reqs``,
+``ssl_ca_certs``, ``ssl_certfile`` and ``ssl_keyfile``. A cluster has one database, so the
+URL names none. The store shards its keys so every script touches one slot
+(docs/adr/0030-log-shards.md); the Celery broker cannot live on a cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from redis.backoff import NoBackoff
+from redis.cluster import ClusterNode, RedisCluster
+from redis.crc import key_slot
+from redis.exceptions import ClusterDownError, RedisClusterException, RedisError, TryAgainError
+from redis.retry import Retry
+
+from ..errors import ConfigError, StoreUnavailableError
+from .patience import Patience
+from .sentinel import _HOST, TLS_OPTIONS, _hostport, _login, _userinfo
+
+SCHEMES = ("redis+cluster", "rediss+cluster")
+DEFAULT_PORT = 6379
+FORM = "redis+cluster://[user:password@]HOST:PORT[,HOST:PORT...]"
+
+
+@dataclass(frozen=True)
+class ClusterURL:
+    """A parsed cluster URL (the password kept out of repr)."""
+
+    nodes: tuple[tuple[str, int], ...]
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    tls: bool = False
+    tls_options: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> str:
+        """The nodes asked first, without credentials."""
+        return "Redis Cluster via " + ",".join(_hostport(h, p) for h, p in self.nodes)
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (by scheme)."""
+    return url.partition("://")[0].lower() in SCHEMES
+
+
+def parse(url: str, shown: str) -> ClusterURL:
+    """``url`` parsed, or a ConfigError naming ``shown`` (the redacted URL) and the fault."""
+    scheme, _, rest = url.partition("://")
+    rest, _, query = rest.partition("?")
+    netloc, _, path = rest.partition("/")
+    if path.strip("/"):
+        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} names a database ({path!r}); a "
+                          f"cluster has only database 0: write it as {FORM}")
+    userinfo, at, hosts = netloc.rpartition("@")
+    if not at:
+        hosts = netloc
+    username, password = _userinfo(userinfo) if at else (None, None)
+    nodes = tuple(_node(each, shown) for each in hosts.split(","))
+    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
+    unknown = sorted(set(options) - set(TLS_OPTIONS))
+    tls = scheme.lower() == "rediss+cluster"
+    if unknown or (options and not tls):
+        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} has option(s) "
+                          f"{', '.join(sorted(options))}; a cluster URL takes only the TLS "
+                          f"options ({', '.join(TLS_OPTIONS)}), with rediss+cluster://")
+    return ClusterURL(nodes=nodes, username=username, password=password, tls=tls,
+                      tls_options=tuple(sorted(options.items())))
+
+
+def _node(text: str, shown: str) -> tuple[str, int]:
+    match = _HOST.match(text)
+    port = int(match["port"]) if match and match["port"] else DEFAULT_PORT
+    if match is None or not 0 < port < 65536:
+        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} has node address {text!r}; give "
+                          f"each as HOST:PORT, comma-separated, as in {FORM}")
+    return (match["v6"] or match["name"]), port
+
+
+class PatientCluster(RedisCluster):
+    """A cluster client whose commands wait out a failover up to ROOKHAVEN_REDIS_TIMEOUT.
+
+    redis-py retries a cluster command a fixed number of times, refreshing the slots
+    between attempts but never pausing: a primary's failover (seconds) outlasts them all.
+    A pipeline is not retried here (its queue is spent by the failed attempt): its caller's
+    job is retried instead.
+    """
+
+    def __init__(self, *, patience: Patience, **kwargs: Any) -> None:
+        self.patience = patience  # the constructor already sends commands
+        super().__init__(**kwargs)
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        run = super().execute_command
+        return self.patience.call_with_retry(lambda: run(*args, **kwargs),  # type: ignore[no-untyped-call]
+                                             lambda _error: None)
+
+
+def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
+    """A cluster client (bytes in, bytes out): it learns the slots from the nodes named and
+    follows MOVED and ASK through a reshard and a failover. Unlike a single-node client it
+    asks the nodes at once, waiting up to ROOKHAVEN_REDIS_TIMEOUT for one to answer;
+    StoreUnavailableError if none does."""
+    given: dict[str, Any] = {**options, **_login(url.username, url.password)}
+    waited: Patience = given.pop("retry")
+    if url.tls:
+        given.update(ssl=True, **dict(url.tls_options))
+    nodes = [ClusterNode(h, p) for h, p in url.nodes]  # type: ignore[no-untyped-call]
+    patience = Patience(waited.seconds, ClusterDownError, TryAgainError, RedisClusterException)
+    try:
+        return patience.call_with_retry(lambda: PatientCluster(
+            patience=patience, startup_nodes=nodes, decode_responses=False,
+            require_full_coverage=True, retry=Retry(NoBackoff(), 3), **given),
+            lambda _error: None)
+    except (RedisError, RedisClusterException) as exc:
+        raise StoreUnavailableError(
+            f"{url.describe()} did not answer: {exc.__class__.__name__}: {exc} (retried for "
+            f"{waited.seconds:g} s, ROOKHAVEN_REDIS_TIMEOUT); check that the nodes are up "
+            "and ROOKHAVEN_REDIS_URL names some of them") from None
+
+
+def is_cluster(redis_client: Any) -> bool:
+    """Whether ``redis_client`` talks to a Redis Cluster."""
+    return isinstance(redis_client, RedisCluster)
+
+
+def key_on(redis_client: RedisCluster, node: ClusterNode, prefix: str) -> str | None:
+    """A key under ``prefix`` in a slot ``node`` serves as primary (None if it serves none):
+    a write there reaches ``node`` and is replicated by it alone."""
+    slots = redis_client.nodes_manager.slots_cache
+    for n in range(1 << 16):
+        name = f"{prefix}:{{{n}}}"
+        owners = slots.get(key_slot(name.encode()))
+        if owners and owners[0].name == node.name:
+            return name
+    return None
