@@ -8,7 +8,7 @@ memory a number of results will need can be projected (``bytes_for``).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -40,6 +40,7 @@ class StoreUsage:
     bytes_per_result: float | None  # result + audit + job record + index entries
     bytes_per_leaf: float | None  # leaf + log index entry + its share of the tree's hashes
     log_shards: int = 1
+    primaries: dict[str, int] = field(default_factory=dict)  # a cluster's: node -> slots
 
     def bytes_for(self, results: int) -> float | None:
         """Memory ``results`` stored results and their leaves would take, by this sample."""
@@ -84,7 +85,18 @@ class Usage:
             jobs_open={"queued": sum(int(row[2]) for row in per_shard),
                        "running": sum(int(row[3]) for row in per_shard)},
             sampled=len(keys), bytes_per_result=per_result, bytes_per_leaf=per_leaf,
-            log_shards=len(shards))
+            log_shards=len(shards), primaries=self._slots())
+
+    def _slots(self) -> dict[str, int]:
+        """How many slots each primary of a cluster serves, as the client last learnt."""
+        client = self._ctx.client
+        if not cluster.is_cluster(client):
+            return {}
+        served: dict[str, int] = {}
+        for owners in client.nodes_manager.slots_cache.values():
+            if owners:
+                served[owners[0].name] = served.get(owners[0].name, 0) + 1
+        return dict(sorted(served.items()))
 
     def _info(self, section: str) -> dict[str, Any]:
         """``INFO section``, or nothing from a Redis-compatible server without it; of a
@@ -136,7 +148,10 @@ def describe(usage: StoreUsage) -> str:
     """The lines ``rookhaven store info`` prints."""
     mib = 1 << 20
     lines = [f"redis {usage.redis_version}, {usage.used_memory / mib:,.1f} MiB used; "
-             f"{usage.log_shards} log shard{'s' if usage.log_shards != 1 else ''}",
+             f"{usage.log_shards} log shard{'s' if usage.log_shards != 1 else ''}"
+             + (f"; a cluster of {len(usage.primaries)} primaries (slots: "
+                + ", ".join(f"{node} {n:,}" for node, n in usage.primaries.items()) + ")"
+                if usage.primaries else ""),
              f"results {usage.results:,}, log leaves {usage.leaves:,}, corpora "
              f"{usage.corpora}, checkpoints {usage.checkpoints}, verification runs "
              f"{usage.verification_runs}, jobs queued {usage.jobs_open['queued']} / running "

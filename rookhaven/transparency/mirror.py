@@ -5,7 +5,9 @@ rename): a partial one is a new file at each width, so nothing is ever rewritten
 file that exists must hold exactly the bytes it would be written with. Only ``checkpoint``,
 the newest signed checkpoint the mirror covers, is replaced. Before it grows, the mirror
 checks that the store's tree still extends it and that every new leaf hashes to the
-store's tree; a mirror is never shortened. See docs/adr/0029-log-mirror.md.
+store's tree; a mirror is never shortened. A sharded log is mirrored one tree per shard
+under ``shard/NNNN/``, with the checkpoint set at the top. See docs/adr/0029-log-mirror.md
+and 0030-log-shards.md.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigError, MirrorError, TileFormatError
+from ..errors import MirrorError, TileFormatError
 from ..store import Store
+from ..store.log import TransparencyLog
 from . import merkle, tiles
 from .checkpoints import checked, latest
 
 CHECKPOINT = "checkpoint"
+SHARDS = "shard"  # a sharded log's mirror: shard/0000/, shard/0001/, ... each a tree
 
 
 @dataclass(frozen=True)
@@ -128,42 +132,69 @@ class Mirror:
 
     def update(self, store: Store, page: int = 4096,
                progress: Callable[[int, int], None] | None = None) -> Growth:
-        """Copy what the store's log added since the mirror last grew (``progress(done,
-        size)`` after each page); MirrorError, with nothing written, if the store's log no
-        longer extends the mirror."""
-        if store.keys.sharded:
-            raise ConfigError("a mirror of a sharded log is not supported yet: its signed "
-                              "state is a checkpoint set, which tlog-tiles clients cannot "
-                              "read (docs/adr/0030-log-shards.md)")
+        """Copy what the store's log (every shard's, under ``shard/NNNN/``, when it is
+        sharded) added since the mirror last grew (``progress(done, size)`` after each
+        page); MirrorError if the store's log no longer extends the mirror. The newest
+        checkpoint (or checkpoint set) whose trees the mirror holds is kept beside them."""
+        if store.keys.sharded != self.sharded() and self.size_all():
+            raise MirrorError(f"the mirror {self.directory} holds a "
+                              f"{'sharded' if self.sharded() else 'flat'} log and the store's "
+                              "is not: mirror it to another directory")
+        logs = store.logs
+        mirrors = [self.shard(log.shard) for log in logs] if store.keys.sharded else [self]
+        grown = [m._follow(log, page, progress) for m, log in zip(mirrors, logs, strict=True)]
+        note, kept = latest(store), None
+        if note is not None:
+            signed = checked(note, None).trees
+            if len(signed) == len(logs) and all(
+                    tree.size <= size for tree, (_, size) in zip(signed, grown, strict=True)):
+                for m, tree in zip(mirrors, signed, strict=True):
+                    if tree.root != m.root(tree.size):
+                        raise MirrorError(f"the store's checkpoint of {tree.size} leaves does "
+                                          "not sign the store's own tree: the log or the "
+                                          "checkpoint was changed")
+                self._replace(CHECKPOINT, note.encode())
+                kept = sum(tree.size for tree in signed)
+        return Growth(sum(b for b, _ in grown), sum(a for _, a in grown), kept)
+
+    def sharded(self) -> bool:
+        """Whether the mirror holds a sharded log (a ``shard/`` directory of logs)."""
+        return (self.directory / SHARDS).is_dir()
+
+    def shard(self, index: int) -> Mirror:
+        """The mirror of one shard's log: a tlog-tiles tree of its own, without checkpoint
+        (the set that signs it is the top directory's ``checkpoint``)."""
+        return Mirror(self.directory / SHARDS / f"{index:04d}")
+
+    def size_all(self) -> int:
+        """Leaves mirrored, in every shard."""
+        if not self.sharded():
+            return self.size()
+        return sum(Mirror(path).size() for path in (self.directory / SHARDS).iterdir()
+                   if path.is_dir())
+
+    def _follow(self, log: TransparencyLog, page: int,
+                progress: Callable[[int, int], None] | None) -> tuple[int, int]:
+        """Grow this directory's tree to ``log``'s: (size before, size after)."""
         before = self.size()
-        size = store.log.integrate()
+        size = log.integrate()
         if size < before:
             raise MirrorError(f"the store's log holds {size} leaves, fewer than the {before} "
                               f"mirrored in {self.directory}: it was truncated (the mirror "
                               "keeps what it had)")
-        if before and store.log.root(before) != self.root(before):
+        if before and log.root(before) != self.root(before):
             raise MirrorError(f"the store's tree of {before} leaves is not the one mirrored in "
                               f"{self.directory}: the store's log was rewritten")
         for at in range(before, size, page):
-            self._grow(store, at, min(size, at + page))
+            self._grow(log, at, min(size, at + page))
             if progress is not None:
                 progress(min(size, at + page), size)
-        note = latest(store)
-        kept = None
-        signed = checked(note, None).trees[0] if note is not None else None
-        if note is not None and signed is not None and signed.size <= size:
-            if signed.root != self.root(signed.size):
-                raise MirrorError(f"the store's checkpoint of {signed.size} leaves does not "
-                                  "sign the store's own tree: the log or the checkpoint was "
-                                  "changed")
-            self._replace(CHECKPOINT, note.encode())
-            kept = signed.size
-        return Growth(before, size, kept)
+        return before, size
 
-    def _grow(self, store: Store, old: int, new: int) -> None:
+    def _grow(self, log: TransparencyLog, old: int, new: int) -> None:
         first = (old // tiles.WIDTH) * tiles.WIDTH  # a partial bundle is written whole again
-        leaves = [data for _, data in store.log.leaves(first, new)]
-        hashes = store.log.leaf_hashes(first, new)
+        leaves = [data for _, data in log.leaves(first, new)]
+        hashes = log.leaf_hashes(first, new)
         for offset, data in enumerate(leaves):
             at = offset * merkle.HASH_SIZE
             if merkle.leaf_hash(data) != hashes[at:at + merkle.HASH_SIZE]:
@@ -175,7 +206,7 @@ class Mirror:
                 self._write_once(tiles.bundle_path(index, width),
                                  tiles.bundle(leaves[lo:lo + width]))
             start = index * tiles.WIDTH
-            data = store.log.hashes(tiles.HEIGHT * level, start, start + width)
+            data = log.hashes(tiles.HEIGHT * level, start, start + width)
             if len(data) != width * merkle.HASH_SIZE:
                 raise MirrorError(f"the store's log lacks hashes of level {level}: run "
                                   "`rookhaven log checkpoint` to integrate it")

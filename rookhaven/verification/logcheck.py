@@ -69,9 +69,6 @@ def check_log(store: Store, pinned: PinnedCheckpoint | None, page: int = 1000,
                 key=LOG, outcome="log-inconsistent",
                 detail=f"the pinned checkpoint signs {len(signed.trees)} tree(s) and the store "
                        f"has {len(store.logs)} log shard(s): its shards were changed")]
-    if mirror is not None and len(store.logs) != 1:
-        raise ConfigError("a mirror of a sharded log is not supported yet: verify without "
-                          "--mirror (docs/adr/0030-log-shards.md)")
     sizes = [log.integrate() for log in store.logs]
     pinned_sizes = [0] * len(store.logs)
     for log, size in zip(store.logs, sizes, strict=True):
@@ -90,23 +87,29 @@ def check_log(store: Store, pinned: PinnedCheckpoint | None, page: int = 1000,
         return verdicts
     # With a mirror, its leaves name what the store should hold, whatever was done to the
     # store's own leaf list (an erased entry shifts every index after it).
-    log, size, pinned_size = store.log, sizes[0], pinned_sizes[0]
-    try:
-        held = mirror.size()
-        mirrored = _mirrored(mirror, signed.trees[0] if signed is not None else None, held)
-    except MirrorError as exc:
+    if store.keys.sharded != mirror.sharded() and mirror.size_all():
         return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent",
-                                   detail=f"the mirror {mirror.directory} cannot be used: "
-                                          f"{exc}")]
-    verdicts += _against_mirror(log, mirror, size, held)
+                                   detail=f"the mirror {mirror.directory} holds a "
+                                          f"{'sharded' if mirror.sharded() else 'flat'} log "
+                                          "and the store's is not")]
     keys: set[str] = set()
-    for start in range(0, held, page):
-        stop = min(held, start + page)
-        batch = list(enumerate(mirrored[start:stop], start=start))
-        keys.update(leaf.key for _, (_, leaf, _) in batch if leaf is not None)
-        verdicts += _judged(store, log, [(i, data, leaf_hash)
-                                         for i, (data, _, leaf_hash) in batch])
-    verdicts += _leaves(store, log, held, min(size, pinned_size), page)  # pinned past it
+    for log, size, pinned_size in zip(store.logs, sizes, pinned_sizes, strict=True):
+        tree = signed.trees[log.shard] if signed is not None else None
+        copy = mirror.shard(log.shard) if store.keys.sharded else mirror
+        try:
+            held = copy.size()
+            mirrored = _mirrored(copy, tree, held)
+        except MirrorError as exc:  # no reference left to judge leaves by
+            return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent", detail=_in_shard(
+                store, log.shard, f"the mirror {copy.directory} cannot be used: {exc}"))]
+        verdicts += _against_mirror(store, log, copy, size, held)
+        for start in range(0, held, page):
+            stop = min(held, start + page)
+            batch = list(enumerate(mirrored[start:stop], start=start))
+            keys.update(leaf.key for _, (_, leaf, _) in batch if leaf is not None)
+            verdicts += _judged(store, log, [(i, data, leaf_hash)
+                                             for i, (data, _, leaf_hash) in batch])
+        verdicts += _leaves(store, log, held, min(size, pinned_size), page)  # pinned past it
     verdicts += _unlogged(store, page, keys)
     return verdicts
 
@@ -142,7 +145,7 @@ def _mirrored(mirror: Mirror, checkpoint: Tree | None,
     return found
 
 
-def _against_mirror(log: TransparencyLog, mirror: Mirror, size: int,
+def _against_mirror(store: Store, log: TransparencyLog, mirror: Mirror, size: int,
                     held: int) -> list[Verdict]:
     """One verdict if the store's log no longer extends the mirror (truncated, rewritten)."""
     if size < held:
@@ -153,7 +156,8 @@ def _against_mirror(log: TransparencyLog, mirror: Mirror, size: int,
                   f"{mirror.directory} holds: the log was rewritten")
     else:
         return []
-    return [Verdict(key=LOG, outcome="log-inconsistent", detail=detail)]
+    return [Verdict(key=LOG, outcome="log-inconsistent",
+                    detail=_in_shard(store, log.shard, detail))]
 
 
 def _stored_checkpoints(store: Store, verifier_key: str) -> Iterator[Verdict]:

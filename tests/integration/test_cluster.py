@@ -6,7 +6,8 @@ jobs drain; then a primary is killed, its replica promoted, a new node added as 
 replica, and 1,000 slots moved between primaries while more jobs run. Every job
 acknowledged before the kill is still there, every result is the inline core's bytes, and
 ``verify --all --checkpoint`` finds every shard's log consistent with the set signed before
-the kill. ``ROOKHAVEN_TEST_CLUSTER_JOBS=10000`` is the issue's full run.
+the kill; then one result erased with its leaf is named, with a mirror, and no other.
+``ROOKHAVEN_TEST_CLUSTER_JOBS=10000`` is the issue's full run.
 
 The dead node is replaced by a new empty one (``redis-cli --cluster add-node
 --cluster-slave``), as the runbook says: with MIN_REPLICAS=1 the promoted primary
@@ -29,6 +30,7 @@ import pytest
 from rookhaven import Retriever, canonical_bytes
 from rookhaven.transparency import checkpoints
 from rookhaven.transparency.note import generate_key
+from rookhaven.verification.models import ALARMS
 from tests.conftest import ROOT, private_redis, wait_until
 from tests.integration.clusters import ClusterNodes, cluster
 from tests.integration.sentinels import submitted
@@ -126,5 +128,40 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
     assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
     run = json.loads(verify.stdout)
     assert run["checked"] == len(everything) == run["matched"] and run["alarms"] == 0
+    info = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "store", "info",
+                           "--json", "--sample", "50"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert info.returncode == 0, info.stderr[-2000:]
+    usage = json.loads(info.stdout)
+    assert usage["log_shards"] == 64 and usage["results"] == len(everything)
+    assert len(usage["primaries"]) == 3 and sum(usage["primaries"].values()) == 16384
+
+    # The attack, on the cluster: with a mirror, one result erased together with its
+    # job, index entries, leaf and leaf-index entry is named, and no other is accused.
+    mirrored = subprocess.run(
+        [sys.executable, "-m", "rookhaven.cli.main", "log", "mirror", str(tmp_path / "m")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert mirrored.returncode == 0, mirrored.stderr[-2000:]
+    victim = ids[len(ids) // 2]
+    shard, client = pipe.store.keys.shard(victim), pipe.store.client
+    log = pipe.store.log_of(victim)
+    index = log.index_of(victim)
+    assert index is not None
+    leaf = client.lindex(shard.log_leaves, index)
+    client.delete(shard.result(victim), shard.audit(victim), shard.job(victim))
+    client.zrem(shard.audits_by_time, victim)
+    client.zrem(shard.audits_by_corpus(digest), victim)
+    client.lrem(shard.log_leaves, 1, leaf)
+    client.hdel(shard.log_index, victim)
+    caught = subprocess.run(
+        [sys.executable, "-m", "rookhaven.cli.main", "verify", "--all", "--json", "--mirror",
+         str(tmp_path / "m"), "--checkpoint", str(tmp_path / "before.cp"), "--verifier-key",
+         VERIFIER], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert caught.returncode != 0
+    alarms = [v for v in json.loads(caught.stdout)["verdicts"] if v["outcome"] in ALARMS]
+    assert ("erased", victim) in {(v["outcome"], v["key"]) for v in alarms}
+    assert {v["key"] for v in alarms} - {"log", "store"} == {victim}, alarms
+    assert any(v["outcome"] == "log-inconsistent" and f"log shard {log.shard}:" in v["detail"]
+               for v in alarms), alarms
     print(f"\ncluster: {len(everything)} jobs in {elapsed:.1f} s through a primary kill and "
           f"a 1,000-slot reshard; {len(before)} acknowledged before the kill, none lost")

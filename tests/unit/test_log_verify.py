@@ -12,7 +12,7 @@ import pytest
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
 from rookhaven.core.identity import result_key
-from rookhaven.errors import ConfigError
+from rookhaven.errors import MirrorError
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
 from rookhaven.transparency import checkpoints, tiles
@@ -161,17 +161,27 @@ def _erase_with_its_leaf(pipeline: Pipeline) -> str:
     return victim
 
 
-def _flat_only(pipeline: Pipeline) -> None:
+def test_a_sharded_log_is_mirrored_one_tree_per_shard_under_its_set(
+        pipeline: Pipeline, tmp_path: Path) -> None:
+    note = checkpoints.sign_now(pipeline.store, PRIVATE)
+    growth = Mirror(tmp_path).update(pipeline.store)
+    assert growth.after == growth.checkpoint_size == 6
+    assert Mirror(tmp_path).checkpoint() == note
     if pipeline.store.keys.sharded:
-        pytest.skip("a sharded log has no mirror yet (test_a_sharded_log_is_not_mirrored)")
+        assert Mirror(tmp_path).sharded() and Mirror(tmp_path).size_all() == 6
+        sizes = [Mirror(tmp_path).shard(log.shard).size() for log in pipeline.store.logs]
+        assert sizes == [log.size() for log in pipeline.store.logs]
+        assert not (tmp_path / "shard" / "0000" / "checkpoint").exists()
+    flat = Store(pipeline.store.client, "other")  # a store of the other layout: refused
+    flat.results.put("sha256:" + "1" * 64, "sha256:c", *_one_result())
+    with pytest.raises(MirrorError, match="holds a (sharded|flat) log and the store's is not"):
+        Mirror(tmp_path).update(flat if pipeline.store.keys.sharded else
+                                Store(pipeline.store.client, "third", log_shards=2))
 
 
-def test_a_sharded_log_is_not_mirrored(pipeline: Pipeline, tmp_path: Path) -> None:
-    if not pipeline.store.keys.sharded:
-        return
-    with pytest.raises(ConfigError, match="sharded log is not supported yet"):
-        Mirror(tmp_path).update(pipeline.store)
-    assert not any(tmp_path.iterdir())
+def _one_result() -> tuple[bytes, bytes]:
+    result = Retriever(DOCS, "bm25@2").retrieve(RetrievalRequest(query="crane", seed="o"))
+    return canonical_bytes(result), canonical_bytes(result.audit)
 
 
 def _mirrored_alarms(pipeline: Pipeline, pin: PinnedCheckpoint | None,
@@ -183,7 +193,6 @@ def _mirrored_alarms(pipeline: Pipeline, pin: PinnedCheckpoint | None,
 
 def test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other(
         pipeline: Pipeline, tmp_path: Path) -> None:
-    _flat_only(pipeline)
     pin = pinned(pipeline)
     Mirror(tmp_path / "mirror").update(pipeline.store)
     victim = _erase_with_its_leaf(pipeline)
@@ -201,11 +210,12 @@ def test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other(
 
 def test_an_intact_log_and_mirror_verify_clean_and_a_changed_mirror_is_named(
         pipeline: Pipeline, tmp_path: Path) -> None:
-    _flat_only(pipeline)
     pin = pinned(pipeline)
     Mirror(tmp_path).update(pipeline.store)
     assert _mirrored_alarms(pipeline, pin, tmp_path) == []
-    bundle = tmp_path / tiles.bundle_path(0, 6)
+    log = max(pipeline.store.logs, key=lambda log: log.size())
+    held = Mirror(tmp_path).shard(log.shard) if pipeline.store.keys.sharded else Mirror(tmp_path)
+    bundle = held.directory / tiles.bundle_path(0, log.size())
     data = bundle.read_bytes()
     bundle.write_bytes(data.replace(b'"backfilled":false', b'"backfilled":true ', 1))
     run = Verifier(pipeline.store, pipeline.settings.with_overrides(log_mirror_dir=tmp_path)
