@@ -174,7 +174,7 @@ def test_a_sharded_log_is_mirrored_one_tree_per_shard_under_its_set(
         assert not (tmp_path / "shard" / "0000" / "checkpoint").exists()
     flat = Store(pipeline.store.client, "other")  # a store of the other layout: refused
     flat.results.put("sha256:" + "1" * 64, "sha256:c", *_one_result())
-    with pytest.raises(MirrorError, match="holds a (sharded|flat) log and the store's is not"):
+    with pytest.raises(MirrorError, match=r"holds a (sharded|flat) log and the store's is not"):
         Mirror(tmp_path).update(flat if pipeline.store.keys.sharded else
                                 Store(pipeline.store.client, "third", log_shards=2))
 
