@@ -40,6 +40,7 @@ class JobStore:
 
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
+        self._sweep_from = 0  # the shard the next look for stale jobs begins at
 
     def create(self, spec: JobSpec) -> str:
         """Record ``spec`` as a queued job unless its result or an open job already exists.
@@ -214,11 +215,16 @@ class JobStore:
         worker that is not ``alive``; running since before ``running_before``. At most
         ``limit``, each once."""
         found: dict[str, StaleJob] = {}
-        for shard in self._ctx.keys.shards:
+        shards = self._ctx.keys.shards
+        # A sweep that fills its limit stops; the next one begins at the shard after, so
+        # no shard waits behind the others' backlog.
+        for turn in range(len(shards)):
+            shard = shards[(self._sweep_from + turn) % len(shards)]
             self._stale_in(shard, found, queued_before=queued_before,
                            running_before=running_before, alive=alive, limit=limit,
                            undelivered_before=undelivered_before)
             if len(found) >= limit:
+                self._sweep_from = (shard.index + 1) % len(shards)
                 break
         return list(found.values())[:limit]
 

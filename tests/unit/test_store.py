@@ -274,6 +274,20 @@ def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(
                                                  (lost.key, "worker dead stopped")}
 
 
+def test_sweeps_that_fill_their_limit_take_turns_across_shards(store: Store,
+                                                               clock: Clock) -> None:
+    for i in range(40):
+        store.jobs.create(spec(f"sha256:{i:064x}", str(i)))
+    clock.now += 10
+    shards: set[int] = set()
+    for _ in store.keys.shards:  # as many sweeps as shards, two jobs each, requeued
+        for job in store.jobs.stale(queued_before=clock.now - 5, running_before=0,
+                                    alive=lambda names: names, limit=2):
+            shards.add(store.keys.shard_of(job.id))
+            assert store.jobs.requeue(job, max_attempts=3) == "requeue"
+    assert shards == {shard.index for shard in store.keys.shards}
+
+
 def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued(
         store: Store, clock: Clock) -> None:
     held, orphaned, started, done = (spec("sha256:" + c * 64, c) for c in "5678")
