@@ -24,9 +24,10 @@ class Recipe:
     params: dict[str, Any] | None
 
 
-def recipe_of(audit: Mapping[str, Any]) -> Recipe | None:
-    """The recipe in ``audit``, or None if it names no installed engine or is malformed."""
-    engine = engine_of(audit.get("engine") or {})
+def recipe_of(audit: Mapping[str, Any], engine: EngineSpec | None = None) -> Recipe | None:
+    """The recipe in ``audit`` (made by ``engine``, when the caller already looked it up),
+    or None if it names no installed engine or is malformed."""
+    engine = engine or engine_of(audit.get("engine") or {})
     if engine is None:
         return None
     try:
