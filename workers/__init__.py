@@ -7,11 +7,19 @@ This package imports ``rookhaven``; ``rookhaven`` never imports it.
 """
 
 import os
+import sys
 
 from rookhaven.config import Settings
+from rookhaven.errors import RookhavenError
 
 from .application import create_app
 
-app = create_app(Settings.from_mapping(os.environ))
+try:
+    app = create_app(Settings.from_mapping(os.environ))
+except RookhavenError as exc:
+    # Celery imports this module to find the app: a setting that cannot work stops every
+    # `celery -A workers ...` command here, in one line, not in Celery's import traceback.
+    print(f"rookhaven workers: error: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 __all__ = ["app", "create_app"]

@@ -50,9 +50,9 @@ def register(subparsers: Any) -> None:
     between = verbs.add_parser("consistency", help="the consistency proof of two tree sizes")
     between.add_argument("old", help="a tree size or a checkpoint file")
     between.add_argument("new", help="a tree size or a checkpoint file")
-    between.add_argument("--shard", type=int, default=0,
-                         help="the log shard whose trees to prove (a sharded store's; "
-                              "default 0)")
+    between.add_argument("--shard", type=int, default=None,
+                         help="the log shard whose trees to prove: required on a sharded "
+                              "store (`rookhaven store info` says how many it has)")
     verbs.add_parser("backfill", help="log every stored result that has no leaf yet")
     mirror = verbs.add_parser("mirror", help="copy the log to a directory as tlog-tiles files")
     mirror.add_argument("dir", nargs="?", type=Path,
@@ -106,15 +106,20 @@ def _prove(store: Store, args: argparse.Namespace) -> int:
 
 
 def _consistency(store: Store, args: argparse.Namespace) -> int:
-    (old, old_signed), (new, new_signed) = _point(args.old, args.shard), _point(args.new,
-                                                                                  args.shard)
+    shard = args.shard or 0
+    (old, old_signed), (new, new_signed) = _point(args.old, shard), _point(args.new, shard)
     if not 0 < old <= new:
         raise InputError(f"OLD ({old}) must be at least 1 and at most NEW ({new}); give the "
                          "older one first")
-    if not 0 <= args.shard < len(store.logs):
-        raise InputError(f"--shard {args.shard}: the store has log shards 0 to "
+    if args.shard is None and store.keys.sharded:
+        # One shard's proof says nothing of the others: never let it pass for the log's.
+        raise InputError(f"the store's log has {len(store.logs)} shards: name the one to "
+                         "prove with --shard N (0 to "
+                         f"{len(store.logs) - 1}); `verify --checkpoint FILE` checks them all")
+    if not 0 <= shard < len(store.logs):
+        raise InputError(f"--shard {shard}: the store has log shards 0 to "
                          f"{len(store.logs) - 1}")
-    log = store.logs[args.shard]
+    log = store.logs[shard]
     size = log.integrate()
     if new > size:
         raise NotFoundError(f"the log holds {size} leaves, fewer than {new}")

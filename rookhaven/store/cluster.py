@@ -40,9 +40,13 @@ class ClusterURL:
     tls: bool = False
     tls_options: tuple[tuple[str, str], ...] = ()
 
+    def hosts(self) -> str:
+        """The nodes asked first, as HOST:PORT,... (no credentials)."""
+        return ",".join(_hostport(h, p) for h, p in self.nodes)
+
     def describe(self) -> str:
         """The nodes asked first, without credentials."""
-        return "Redis Cluster via " + ",".join(_hostport(h, p) for h, p in self.nodes)
+        return f"Redis Cluster via {self.hosts()}"
 
 
 def is_cluster_url(url: str) -> bool:
@@ -55,8 +59,8 @@ def parse(url: str, shown: str) -> ClusterURL:
     scheme, _, rest = url.partition("://")
     rest, _, query = rest.partition("?")
     netloc, _, path = rest.partition("/")
-    if path.strip("/"):
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} names a database ({path!r}); a "
+    if path.strip("/") not in ("", "0"):
+        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} names database {path!r}; a "
                           f"cluster has only database 0: write it as {FORM}")
     userinfo, at, hosts = netloc.rpartition("@")
     if not at:
@@ -113,11 +117,21 @@ def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
         given.update(ssl=True, **dict(url.tls_options))
     nodes = [ClusterNode(h, p) for h, p in url.nodes]  # type: ignore[no-untyped-call]
     patience = Patience(waited.seconds, ClusterDownError, TryAgainError, RedisClusterException)
+    def made() -> RedisCluster:
+        try:
+            return PatientCluster(patience=patience, startup_nodes=nodes,
+                                  decode_responses=False, require_full_coverage=True,
+                                  retry=Retry(NoBackoff(), 3), **given)
+        except RedisClusterException as exc:
+            if "not enabled" in str(exc):  # it answered: waiting will not make it a cluster
+                raise ConfigError(
+                    f"ROOKHAVEN_REDIS_URL names a Redis Cluster, but {url.hosts()} "
+                    "answered as a single Redis (cluster mode is not enabled there): use "
+                    "redis://HOST:PORT/DB for it") from None
+            raise
+
     try:
-        return patience.call_with_retry(lambda: PatientCluster(
-            patience=patience, startup_nodes=nodes, decode_responses=False,
-            require_full_coverage=True, retry=Retry(NoBackoff(), 3), **given),
-            lambda _error: None)
+        return patience.call_with_retry(made, lambda _error: None)
     except (RedisError, RedisClusterException) as exc:
         raise StoreUnavailableError(
             f"{url.describe()} did not answer: {exc.__class__.__name__}: {exc} (retried for "

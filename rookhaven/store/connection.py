@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import redis
 from redis.backoff import NoBackoff
+from redis.exceptions import AskError, MovedError
 from redis.retry import Retry
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
@@ -97,6 +98,9 @@ def translated(client: redis.Redis, doing: str) -> Iterator[None]:
 
 
 def _cause(exc: redis.RedisError) -> str:
+    if isinstance(exc, MovedError | AskError):
+        return (f"{exc.__class__.__name__}: {exc} (the server is a Redis Cluster node: name "
+                "the cluster as redis+cluster://HOST:PORT,...)")
     if isinstance(exc, MasterNotFoundError):
         # redis-py's text lists every Sentinel's client object (~1.5 KB): the service and
         # the Sentinels asked are already in the message.

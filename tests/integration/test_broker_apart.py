@@ -63,3 +63,20 @@ def test_jobs_queue_on_the_broker_and_their_results_land_in_the_store(
         env={**env, "ROOKHAVEN_BROKER_URL": "redis+cluster://127.0.0.1:7000"})
     assert done.returncode == 2 and "cannot be the Celery broker" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["-m", "celery", "-A", "workers", "worker", "-c", "1"],
+    ["-m", "celery", "-A", "workers", "beat"],
+    ["-m", "rookhaven.cli.main", "mcp"],
+])
+def test_a_cluster_store_without_a_broker_of_its_own_stops_every_entry_point_in_one_line(
+        env: dict[str, str], command: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, *command], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        check=False, stdin=subprocess.DEVNULL,
+        env={k: v for k, v in env.items() if k != "ROOKHAVEN_BROKER_URL"}
+        | {"ROOKHAVEN_REDIS_URL": "redis+cluster://127.0.0.1:7000"})
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "set ROOKHAVEN_BROKER_URL" in lines[0], done.stderr[-2000:]

@@ -128,6 +128,16 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
     assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
     run = json.loads(verify.stdout)
     assert run["checked"] == len(everything) == run["matched"] and run["alarms"] == 0
+    # One shard's consistency proof is never taken for the log's: the shard must be named.
+    log_cli = [sys.executable, "-m", "rookhaven.cli.main", "log", "consistency", "1"]
+    unnamed = subprocess.run([*log_cli, "2"], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert unnamed.returncode == 2 and "--shard N" in unnamed.stderr, unnamed.stderr
+    longest = max(pipe.store.logs, key=lambda log: log.size())
+    named = subprocess.run([*log_cli, str(longest.size()), "--shard", str(longest.shard)],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert named.returncode == 0 and json.loads(named.stdout)["verified"], named.stderr
+
     info = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "store", "info",
                            "--json", "--sample", "50"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fakeredis
 import pytest
+from redis.exceptions import MovedError
 
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, StoreUnavailableError
 from rookhaven.pipeline import celery_config
 from rookhaven.store import cluster, connect
+from rookhaven.store.connection import translated
 
 
 def test_the_broker_is_the_store_unless_its_own_url_is_set() -> None:
@@ -36,7 +39,7 @@ def test_a_cluster_is_refused_as_broker_saying_why_and_what_to_set(url: str) -> 
 
 
 @pytest.mark.parametrize(("url", "message"), [
-    ("redis+cluster://a:7000/3", "names a database"),
+    ("redis+cluster://a:7000/3", "names database '3'; a cluster has only database 0"),
     ("redis+cluster://a:99999", "has node address 'a:99999'"),
     ("redis+cluster://a:7000?ssl_cert_reqs=required", "takes only the TLS options"),
     ("rediss+cluster://a:7000?db=2", "takes only the TLS options"),
@@ -68,3 +71,11 @@ def test_a_cluster_that_does_not_answer_is_one_line_after_the_timeout() -> None:
     message = str(caught.value)
     assert "Redis Cluster via 127.0.0.1:1 did not answer" in message
     assert "ROOKHAVEN_REDIS_TIMEOUT" in message and "\n" not in message and len(message) < 500
+
+
+def test_a_cluster_url_may_name_its_only_database_and_a_node_of_one_is_named_in_errors() -> None:
+    assert cluster.parse("redis+cluster://a:7000/0", "shown").nodes == (("a", 7000),)
+    client = fakeredis.FakeRedis()
+    with (pytest.raises(StoreUnavailableError, match=r"name the cluster as redis\+cluster://"),
+          translated(client, "reading the store's layout")):
+        raise MovedError("3121 127.0.0.1:7001")  # what a node answers for another's slot
