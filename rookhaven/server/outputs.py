@@ -51,14 +51,17 @@ class LogProof(BaseModel):
     """That the transparency log includes a result: its leaf and an RFC 6962 inclusion proof
     against a signed checkpoint (hashes in base64)."""
 
+    shard: int = Field(default=0, description="the log shard whose tree holds the leaf (0 in "
+                                              "a store of one log)")
     leaf_index: int
     tree_size: int
     leaf: str = Field(description="the logged leaf: key, result and audit sha256, corpus, "
                                   "engine, time stored")
     leaf_hash: str
     proof: list[str]
-    root: str
-    checkpoint: str = Field(description="the C2SP signed checkpoint note the proof is against")
+    root: str = Field(description="the root of that shard's tree, as the checkpoint signs it")
+    checkpoint: str = Field(description="the C2SP signed checkpoint note (a checkpoint set "
+                                        "when the log is sharded) the proof is against")
 
 
 class ResultOutput(RetrievalResult):

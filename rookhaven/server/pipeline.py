@@ -157,7 +157,8 @@ class PipelineBackend:
         except NotFoundError:
             return None
         data = found.as_json()
-        return LogProof(leaf_index=data["leaf_index"], tree_size=data["tree_size"],
+        return LogProof(shard=data["shard"], leaf_index=data["leaf_index"],
+                        tree_size=data["tree_size"],
                         leaf=data["leaf"], leaf_hash=data["leaf_hash"], proof=data["proof"],
                         root=data["root"], checkpoint=data["checkpoint"])
 

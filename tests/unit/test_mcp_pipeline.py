@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import orjson
 import pytest
 from mcp import Client
@@ -156,6 +157,26 @@ async def test_get_result_and_get_audit_carry_the_inclusion_proof_once_a_checkpo
     assert merkle.verify_inclusion(proof["leaf_index"], checkpoint.size, merkle.leaf_hash(leaf),
                                    [base64.b64decode(p) for p in proof["proof"]],
                                    checkpoint.root)
+    assert proof["shard"] == 0
+
+
+async def test_a_proof_from_a_sharded_log_names_its_shard_and_the_set_signs_that_tree(
+        settings: Settings) -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "mcp-shards", log_shards=4)
+    backend = pipeline_backend(store, settings, DOCS)
+    async with Client(build_server(settings, backend=backend)) as connected:
+        key = ok(await connected.call_tool("submit_retrieval", QUERY))["result_key"]
+        private, verifier = generate_key("rookhaven.test/log", bytes(32))
+        checkpoints.sign_now(store, private)
+        proof = ok(await connected.call_tool("get_result", {"resultKey": key}))["proof"]
+    assert proof["shard"] == store.keys.shard_of(key)
+    tree = checkpoints.checked(proof["checkpoint"], verifier).trees[proof["shard"]]
+    assert (proof["tree_size"], base64.b64decode(proof["root"])) == (tree.size, tree.root)
+    assert merkle.verify_inclusion(proof["leaf_index"], tree.size,
+                                   merkle.leaf_hash(proof["leaf"].encode()),
+                                   [base64.b64decode(p) for p in proof["proof"]], tree.root)
+    client.close()
 
 
 async def verify_after_tampering(client: Client, store: Store,
