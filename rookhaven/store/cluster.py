@@ -117,6 +117,7 @@ def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
         given.update(ssl=True, **dict(url.tls_options))
     nodes = [ClusterNode(h, p) for h, p in url.nodes]  # type: ignore[no-untyped-call]
     patience = Patience(waited.seconds, ClusterDownError, TryAgainError, RedisClusterException)
+
     def made() -> RedisCluster:
         try:
             return PatientCluster(patience=patience, startup_nodes=nodes,

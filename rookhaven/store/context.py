@@ -10,6 +10,7 @@ from typing import Any
 from redis.commands.core import Script
 
 from . import layout, scripts
+from .cluster import is_cluster
 from .connection import translated
 from .keys import Keys, ShardKeys
 
@@ -62,7 +63,7 @@ class StoreContext:
 
     def get_many(self, names: list[str]) -> list[Any]:
         """GET of each key in one round trip: MGET, or on a cluster one MGET per slot."""
-        if hasattr(self.client, "mget_nonatomic"):  # redis.RedisCluster
+        if is_cluster(self.client):
             return list(self.client.mget_nonatomic(names))
         return list(self.client.mget(names))
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rookhaven.pipeline.warmup import warm_up
+from tests.conftest import private_redis
 from tests.integration.workerfarm import WorkerFarm, environment, farm
 
 
@@ -31,3 +32,10 @@ def env(redis_url: str, key_prefix: str) -> dict[str, str]:
 def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
     """Start workers with ``workers.start(name)``; all are stopped after the test."""
     yield from farm(env, tmp_path)
+
+
+@pytest.fixture
+def broker_url(tmp_path: Path) -> Iterator[str]:
+    """A Redis of the test's own for the Celery broker, apart from the store's."""
+    with private_redis(tmp_path) as url:
+        yield url

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from rookhaven import Retriever, canonical_bytes
-from tests.conftest import ROOT, private_redis, wait_until
+from tests.conftest import ROOT, wait_until
 from tests.integration.workerfarm import (
     WorkerFarm,
     all_done,
@@ -21,12 +21,6 @@ from tests.integration.workerfarm import (
     pipeline,
     requests,
 )
-
-
-@pytest.fixture
-def broker_url(tmp_path: Path) -> Iterator[str]:
-    with private_redis(tmp_path) as url:
-        yield url
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from rookhaven import Retriever, canonical_bytes
 from rookhaven.transparency import checkpoints
 from rookhaven.transparency.note import generate_key
 from rookhaven.verification.models import ALARMS
-from tests.conftest import ROOT, private_redis, wait_until
+from tests.conftest import ROOT, wait_until
 from tests.integration.clusters import ClusterNodes, cluster
 from tests.integration.sentinels import submitted
 from tests.integration.test_sentinel_failover import acknowledged
@@ -52,12 +52,6 @@ PRIVATE, VERIFIER = generate_key("rookhaven.test/cluster", bytes(range(32)))
 @pytest.fixture
 def nodes(tmp_path: Path) -> Iterator[ClusterNodes]:
     yield from cluster(tmp_path / "cluster")
-
-
-@pytest.fixture
-def broker_url(tmp_path: Path) -> Iterator[str]:
-    with private_redis(tmp_path) as url:
-        yield url
 
 
 @pytest.fixture
