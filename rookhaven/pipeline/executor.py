@@ -8,6 +8,7 @@ trip. The Celery tasks in ``workers`` are thin adapters over ``Executor``.
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Sequence
 
@@ -55,7 +56,10 @@ class Executor:
         (one WAIT for the whole message); ReplicationError if they are not, and the caller
         must not acknowledge the message. A job's log line comes after that confirmation.
         """
-        started = self.store.jobs.start(job_ids, worker)
+        # This delivery's claim: a copy of the message started after it takes the jobs
+        # over, and only the claim that started a job last may begin (charge) it.
+        claim = f"{worker}/{secrets.token_hex(8)}"
+        started = self.store.jobs.start(job_ids, worker, claim)
         outcomes: dict[str, tuple[str, float]] = {}
         runnable: list[tuple[str, int, JobSpec]] = []
         for job_id, (verdict, attempts, spec) in zip(job_ids, started, strict=True):
@@ -65,13 +69,13 @@ class Executor:
                 runnable.append((job_id, attempts, spec))
         chunks = _chunks(runnable)
         round_ = self.store.round()
-        begun = self._queue_begins(round_, chunks[0] if chunks else [], worker)
+        begun = self._queue_begins(round_, chunks[0] if chunks else [], worker, claim)
         round_.send(f"beginning {len(begun)} job(s)")
         for at, chunk in enumerate(chunks):
             round_ = self.store.round()
             stored = self._compute_chunk(chunk, begun, round_, outcomes)
             begun = self._queue_begins(round_, chunks[at + 1] if at + 1 < len(chunks) else [],
-                                       worker)
+                                       worker, claim)
             round_.send(f"storing {len(stored)} result(s) and beginning {len(begun)} job(s)")
             for job_id, seconds, put in stored:
                 try:
@@ -89,9 +93,9 @@ class Executor:
         return [self._logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
 
     def _queue_begins(self, round_: Round, chunk: list[tuple[str, int, JobSpec]],
-                      worker: str) -> list[Reply[tuple[str, int]]]:
+                      worker: str, claim: str) -> list[Reply[tuple[str, int]]]:
         limit = self.settings.job_max_attempts
-        return [self.store.jobs.queue_begin(round_, job_id, worker, limit)
+        return [self.store.jobs.queue_begin(round_, job_id, worker, limit, claim)
                 for job_id, _, _ in chunk]
 
     def _compute_chunk(self, chunk: list[tuple[str, int, JobSpec]],

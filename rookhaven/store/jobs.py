@@ -71,18 +71,21 @@ class JobStore:
         round_.send(f"recording {len(specs)} jobs")
         return [reply.get() for reply in replies]
 
-    def start(self, job_ids: Sequence[str], worker: str) -> list[tuple[str, int, JobSpec | None]]:
+    def start(self, job_ids: Sequence[str], worker: str,
+              claim: str = "") -> list[tuple[str, int, JobSpec | None]]:
         """Claim jobs for ``worker``, pipelined. Per job: ('run', attempts so far, spec) to
-        compute it (after ``begin``), or (state, 0, None) to skip it (missing, done, failed).
+        compute it (after ``begin`` with the same ``claim``), or (state, 0, None) to skip it
+        (missing, done, failed).
 
         A batch claims all its jobs at once, so if the worker dies the sweeper sees every
         one of them as its own, not only the one being computed; only ``begin`` charges
-        an attempt."""
+        an attempt. ``claim`` names this delivery (default: ``worker``): when two copies of
+        a job's message are started, only the later claim may begin it."""
         ctx = self._ctx
         now = ctx.now()
         round_ = Round(ctx)
         replies = [round_.call(ctx.start, ctx.job_keys(job_id),
-                               [*ctx.job_args(now, job_id), worker],
+                               [*ctx.job_args(now, job_id), worker, claim or worker],
                                functools.partial(self._started, job_id))
                    for job_id in job_ids]
         round_.send(f"starting {len(job_ids)} job(s)")
@@ -114,21 +117,23 @@ class JobStore:
                        corpus_digest=corpus, provider=provider, params=orjson.loads(params))
         return verdict, int(text(reply[1])), spec
 
-    def begin(self, job_id: str, worker: str, max_attempts: int) -> tuple[str, int]:
+    def begin(self, job_id: str, worker: str, max_attempts: int,
+              claim: str = "") -> tuple[str, int]:
         """Charge ``job_id`` an attempt as ``worker`` starts computing it: ('run', attempt),
         ('failed', 0) when its attempts are spent, or (state, 0) if it is no longer this
-        worker's to run (swept, finished elsewhere)."""
+        delivery's to run (swept, finished elsewhere, started again under another claim)."""
         round_ = Round(self._ctx)
-        reply = self.queue_begin(round_, job_id, worker, max_attempts)
+        reply = self.queue_begin(round_, job_id, worker, max_attempts, claim)
         round_.send(f"beginning job {job_id}")
         return reply.get()
 
-    def queue_begin(self, round_: Round, job_id: str, worker: str,
-                    max_attempts: int) -> Reply[tuple[str, int]]:
+    def queue_begin(self, round_: Round, job_id: str, worker: str, max_attempts: int,
+                    claim: str = "") -> Reply[tuple[str, int]]:
         """``begin``, queued on ``round_`` (sent with whatever else it carries)."""
         ctx = self._ctx
-        return round_.call(ctx.begin, ctx.job_keys(job_id),
-                           [*ctx.job_args(ctx.now(), job_id), worker, max_attempts], _begun)
+        return round_.call(ctx.begin, ctx.job_keys(job_id), [
+            *ctx.job_args(ctx.now(), job_id), worker, max_attempts, claim or worker,
+        ], _begun)
 
     def lost(self, page: int = 1000) -> Iterator[list[str]]:
         """Pages of done jobs whose result is gone, found by a scan of every job record

@@ -55,10 +55,13 @@ event('queued', '')
 return 'new'
 """
 
-# ARGV[4] = worker instance. Claims the job for the worker's batch; costs no attempt (see
-# BEGIN). Returns {'run', attempts, request, corpus, provider, params} when the caller
-# should compute, else {state}: 'missing', 'done' or 'failed' (skip it: a redelivered
-# duplicate, or a job finished by someone else).
+# ARGV[4..5] = worker instance, claim (unique to this delivery). Claims the job for the
+# worker's batch; costs no attempt (see BEGIN). A later delivery of the same job (the
+# sweeper's message and the broker's restored one) takes the claim over, so of two copies
+# started together only the last begins and is charged.
+# Returns {'run', attempts, request, corpus, provider, params} when the caller should
+# compute, else {state}: 'missing', 'done' or 'failed' (skip it: a redelivered duplicate,
+# or a job finished by someone else).
 START = _COMMON + """
 if not state then return {'missing'} end
 if state == 'done' or state == 'failed' then return {state} end
@@ -67,7 +70,8 @@ if redis.call('EXISTS', result) == 1 then
   return {'done'}
 end
 local attempts = redis.call('HGET', job, 'attempts')
-redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4])
+redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4],
+           'claim', ARGV[5])
 redis.call('ZREM', queued, id)
 redis.call('ZREM', delivered, id)
 redis.call('ZADD', running, now, id)
@@ -76,15 +80,17 @@ local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
 return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
 """
 
-# ARGV[4..5] = worker instance, max attempts. Called right before the job is computed: an
-# attempt is charged here, per job, so a worker killed mid-batch costs an attempt only to
-# the job it was computing, not to the batch's jobs it never began. A job that has begun
-# max attempts times without finishing (its process died each time: killed, out of
-# memory) is failed here, saying so, instead of being computed again.
+# ARGV[4..6] = worker instance, max attempts, claim (START's). Called right before the job
+# is computed: an attempt is charged here, per job, so a worker killed mid-batch costs an
+# attempt only to the job it was computing, not to the batch's jobs it never began. A job
+# that has begun max attempts times without finishing (its process died each time: killed,
+# out of memory) is failed here, saying so, instead of being computed again.
 # Returns {'run', attempts}, {'failed'}, or {state} when the job is no longer this
-# worker's to run (swept back to queued, finished elsewhere, missing).
+# worker's to run (swept back to queued, finished elsewhere, claimed by a later delivery,
+# missing).
 BEGIN = _COMMON + """
-if state ~= 'running' or redis.call('HGET', job, 'worker') ~= ARGV[4] then
+if state ~= 'running' or redis.call('HGET', job, 'worker') ~= ARGV[4]
+   or redis.call('HGET', job, 'claim') ~= ARGV[6] then
   return {state or 'missing'}
 end
 local attempts = tonumber(redis.call('HGET', job, 'attempts'))

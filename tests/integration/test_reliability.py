@@ -50,12 +50,20 @@ def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
     kills, recoveries = 0, []
     step = JOBS // (KILLS + 2)
     started = time.monotonic()
+    # Per job, the kills that found it begun and unfinished, and its attempts at the last.
+    hits: dict[str, int] = {}
+    seen: dict[str, int] = {}
     for kills in range(1, KILLS + 1):
         wait_until(lambda k=kills: states(pipe, ids).get("done", 0) >= k * step, 300,
                    what=f"jobs done before kill {kills}", interval=0.02)
         time.sleep(rng.uniform(0.0, 0.5))  # a random moment mid-batch (not a wait)
         workers.kill(worker)
         killed = time.monotonic()
+        for record in pipe.store.jobs.get_many(ids):
+            if record and record.state == "running" and record.attempts > seen.get(
+                    record.id, 0):  # begun since the last kill, not left from an earlier one
+                hits[record.id] = hits.get(record.id, 0) + 1
+                seen[record.id] = record.attempts
         worker = workers.start(f"storm-{kills}", 2)
         recoveries.append(time.monotonic() - killed)
 
@@ -66,10 +74,11 @@ def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
     wait_until(swept_and_done, 600, interval=0.5, what="every job after the storm")
     drained = time.monotonic() - started
     records = [r for r in pipe.store.jobs.get_many(ids) if r]
-    assert [r.id for r in records if r.state == "failed"] == []
-    # Attempts are charged per chunk begun (two pool processes, CHUNK jobs each, per kill),
-    # and a job charged once runs alone after: most jobs never lost one, none lost two.
-    assert max(r.attempts for r in records) <= 2
+    assert [(r.id, r.error) for r in records if r.state == "failed"] == []
+    # An attempt is charged only by a kill that found the job begun (and then once more for
+    # the run that finished it); a job begun before runs alone, so a kill charges at most
+    # two pool processes' chunks of CHUNK jobs each (and a few jobs running alone).
+    assert [r.id for r in records if r.attempts - 1 > hits.get(r.id, 0)] == []
     assert sum(r.attempts == 1 for r in records) >= len(ids) - 2 * (CHUNK + 2) * kills
     reference = Retriever(documents(300), pipe.settings.engine)
     for ref, request in list(zip(refs, requests(JOBS, tag="storm-"), strict=True))[::97]:

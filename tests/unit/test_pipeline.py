@@ -173,11 +173,11 @@ def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
     rounds: list[tuple[object, list[str]]] = []  # each round kept, so no id is reused
     queue_begin = jobs.queue_begin
 
-    def spy(round_, job_id, worker, max_attempts):  # type: ignore[no-untyped-def]
+    def spy(round_, job_id, worker, max_attempts, claim):  # type: ignore[no-untyped-def]
         if not rounds or rounds[-1][0] is not round_:
             rounds.append((round_, []))
         rounds[-1][1].append(job_id)
-        return queue_begin(round_, job_id, worker, max_attempts)
+        return queue_begin(round_, job_id, worker, max_attempts, claim)
 
     monkeypatch.setattr(jobs, "queue_begin", spy)
     assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 20
@@ -211,6 +211,18 @@ def test_a_worker_only_begins_jobs_it_still_holds(pipeline: Pipeline) -> None:
     jobs.start([ref.job_id], "new")  # swept and claimed again elsewhere
     assert jobs.begin(ref.job_id, "old", 3) == ("running", 0)
     assert jobs.begin(ref.job_id, "new", 3) == ("run", 1)
+
+
+def test_of_two_copies_of_a_message_only_the_later_begins(pipeline: Pipeline) -> None:
+    # The sweeper's message and the broker's restored one, both started by one worker's
+    # two pool processes: the job is computed and charged once, not twice.
+    (ref,) = pipeline.submit_many([RetrievalRequest(query="berth 3")], "port")
+    jobs = pipeline.store.jobs
+    jobs.start([ref.job_id], "w", claim="w/first")
+    jobs.start([ref.job_id], "w", claim="w/second")
+    assert jobs.begin(ref.job_id, "w", 3, claim="w/first") == ("running", 0)
+    assert jobs.begin(ref.job_id, "w", 3, claim="w/second") == ("run", 1)
+    assert pipeline.job(ref.job_id).attempts == 1
 
 
 def test_the_sweeper_closes_a_job_whose_result_is_already_stored(
