@@ -26,6 +26,7 @@ from __future__ import annotations
 import _posixsubprocess
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -141,6 +142,39 @@ def wait_until(condition, timeout: float, interval: float = 0.05, what: str = "c
         time.sleep(interval)
 
 
+def stop_groups(procs: list[subprocess.Popen[bytes]], timeout: float = 30) -> None:
+    """SIGTERM the process group each of ``procs`` leads and wait until every process in
+    those groups is gone (SIGKILL past ``timeout``): a leader that exits first (a shell
+    running a worker) would leave its children writing after the test cleaned up."""
+    # Every group, even one whose leader has exited: its children may live on.
+    groups = [proc.pid for proc in procs]
+    for group in groups:
+        _signal_group(group, signal.SIGTERM)
+
+    def gone() -> bool:
+        for proc in procs:  # reap the leaders, so their group can empty
+            proc.poll()
+        return not any(_signal_group(group, 0) for group in groups)
+
+    deadline = time.monotonic() + timeout
+    while not gone():
+        if time.monotonic() > deadline:
+            for group in groups:
+                _signal_group(group, signal.SIGKILL)
+            wait_until(gone, 10, what="killed process groups to exit")
+            return
+        time.sleep(0.05)
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Send ``signum`` to process group ``group``; False if no process is left in it."""
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def start_redis_server(directory: Path, port: int, *extra: str,
                        tls: TlsFiles | None = None) -> subprocess.Popen[bytes]:
     """Start ``redis-server`` in the foreground (a child we can SIGKILL) and wait for PING;
@@ -216,12 +250,20 @@ def private_redis(directory: Path, db: int = 0) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+# Each test's prefix and the test, so keys written after a test's cleanup (a process it
+# left running) are reported with the test's name at the end of the session.
+_PREFIXES: dict[str, str] = {}
+_LEAK_URL: list[str] = []
+
+
 @pytest.fixture
-def key_prefix(redis_url: str) -> Iterator[str]:
+def key_prefix(redis_url: str, request: pytest.FixtureRequest) -> Iterator[str]:
     """A key prefix no other test uses; its keys are deleted before and after the test."""
     import redis
 
     prefix = f"{TEST_PREFIX}{uuid.uuid4().hex[:12]}"
+    _PREFIXES[prefix] = request.node.nodeid
+    _LEAK_URL[:] = [redis_url]
     client = redis.Redis.from_url(redis_url)
 
     def clean() -> None:
@@ -233,3 +275,43 @@ def key_prefix(redis_url: str) -> Iterator[str]:
     yield prefix
     clean()
     client.close()
+
+
+LEAKS = ROOT / ".cache" / "leaks"  # one file per test process, read by the summary
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Find keys that outlived their test's cleanup (a process the test left running wrote
+    them), delete them, and leave their tests' names for the terminal summary."""
+    import redis
+
+    if not _LEAK_URL:
+        return
+    client = redis.Redis.from_url(_LEAK_URL[0])
+    lines = []
+    try:
+        left: dict[str, list[bytes]] = {}
+        for key in client.scan_iter(match=f"{TEST_PREFIX}*", count=1000):
+            prefix = key.decode(errors="replace").split(":", 1)[0]
+            if prefix in _PREFIXES:
+                left.setdefault(prefix, []).append(key)
+        for prefix, keys in left.items():
+            shown = b", ".join(sorted(keys)[:5]).decode(errors="replace")
+            lines.append(f"{_PREFIXES[prefix]} left {len(keys)} key(s): {shown}")
+            client.delete(*keys)
+    except redis.RedisError:
+        return
+    finally:
+        client.close()
+    if lines:
+        LEAKS.mkdir(parents=True, exist_ok=True)
+        (LEAKS / f"{os.getpid()}.txt").write_text("\n".join(lines) + "\n")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER") or not LEAKS.is_dir():
+        return
+    for report in sorted(LEAKS.glob("*.txt")):
+        for line in report.read_text().splitlines():
+            terminalreporter.write_line(f"keys written after the test's cleanup: {line}")
+        report.unlink()

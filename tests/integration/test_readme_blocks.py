@@ -35,7 +35,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import site
 import socket
 import subprocess
@@ -47,7 +46,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import ROOT, free_port, wait_until
+from tests.conftest import ROOT, free_port, stop_groups, wait_until
 from tests.readme_blocks import Block, blocks
 
 README_REDIS = "redis://127.0.0.1:6379/0"
@@ -221,15 +220,9 @@ class Session:
                             pytrace=False)
 
     def stop(self) -> None:
-        for _, proc, _ in self.background:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for _, proc, _ in self.background:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        # The shell of each block exits at once; the worker it started may still be
+        # writing while it shuts down: wait for every process of the block.
+        stop_groups([proc for _, proc, _ in self.background])
 
     @staticmethod
     def report(block: Block, what: str, output: str) -> str:

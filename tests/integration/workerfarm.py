@@ -21,7 +21,7 @@ from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.store.connection import connect
-from tests.conftest import ROOT, wait_until
+from tests.conftest import ROOT, stop_groups, wait_until
 
 # Short limits so recovery paths run in seconds; the relations the settings check still hold.
 FAST = {
@@ -110,15 +110,7 @@ class WorkerFarm:
         proc.wait(timeout=10)
 
     def stop_all(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        stop_groups(self.procs, timeout=15)  # pool children too, not only the main process
         self.client.close()
 
 
