@@ -77,7 +77,11 @@ class VerificationRun(BaseModel):
     drift: int
     missing: int
     alarms: int
+    # Every verdict but the matches (ADR 0031): a run over millions of results stays one
+    # small record. Records made before 2026-12-03 hold the matches too.
     verdicts: list[Verdict]
+    # How many results each engine replayed to the stored bytes (absent in older records).
+    matched_by_engine: dict[str, int] = {}
 
     @property
     def clean(self) -> bool:

@@ -106,25 +106,30 @@ class Verifier:
         for verdict in verdicts:
             log.error("verification alarm: %s for %s: %s", verdict.outcome, verdict.key,
                       verdict.detail, extra={"key": verdict.key, "outcome": verdict.outcome})
+        matched: dict[str, int] = {}
         for done, (key, verdict) in enumerate(zip(keys, self.replayer.replay_many(keys),
                                                   strict=True), start=1):
-            verdicts.append(verdict)
+            if verdict.outcome == "match":
+                engine = verdict.current_engine or "-"
+                matched[engine] = matched.get(engine, 0) + 1
+            else:
+                verdicts.append(verdict)
             if verdict.alarm:
                 log.error("verification alarm: %s for %s at %s", verdict.outcome, key,
                           verdict.where or "-", extra={"key": key, "outcome": verdict.outcome,
                                                       "where": verdict.where})
             if progress:
                 progress(done, len(keys))
-        count = {o: sum(v.outcome == o for v in verdicts)
-                 for o in ("match", "mismatch", "drift")}
+        count = {o: sum(v.outcome == o for v in verdicts) for o in ("mismatch", "drift")}
         run = VerificationRun(
             run_id=run_id or run_id_at(started),
             started=started, finished=self.clock(), selection=selection, sample_seed=seed,
-            keys=keys, checked=len(keys), matched=count["match"],
+            keys=keys, checked=len(keys), matched=sum(matched.values()),
             mismatched=count["mismatch"], drift=count["drift"],
             missing=sum(v.outcome.startswith("missing")
                         or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),
             alarms=sum(v.alarm for v in verdicts), verdicts=verdicts,
+            matched_by_engine=dict(sorted(matched.items())),
         )
         self.store.verifications.record(run)
         log.info("verification run %s: %d checked, %d matched, %d alarms, %d drift",
