@@ -64,8 +64,9 @@ class CeleryDispatcher:
         except Exception as exc:  # kombu/redis raise many types; all mean "not enqueued"
             raise StoreUnavailableError(
                 f"could not enqueue {len(job_ids)} job(s) on the broker at {self._where}: "
-                f"{exc.__class__.__name__}: {str(exc)[:200]}. The jobs are recorded as queued and "
-                "`rookhaven sweep` (or the beat sweeper) will enqueue them once it is back"
+                f"{exc.__class__.__name__}: {str(exc)[:200].rstrip('.')}. The jobs are recorded "
+                "as queued and `rookhaven sweep` (or the beat sweeper) will enqueue them once "
+                "it is back"
             ) from exc
 
     def waiting(self) -> int | None:
