@@ -6,6 +6,7 @@ the store holds the request and the corpus digest.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Celery
@@ -26,6 +27,8 @@ from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.logcheck import pinned_from
 
 from .runtime import WorkerRuntime
+
+log = logging.getLogger("rookhaven.log")
 
 
 def _job_ids(value: Any) -> list[str]:
@@ -93,6 +96,9 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
             note = checkpoints.current(store,
                                        checkpoints.read_private_key(settings.log_key_file))
             done = {"signed": note != before, "size": checkpoints.checked(note, None).size}
+            if done["signed"]:  # the operator's record of what the log committed to, and when
+                log.info("signed a checkpoint of the log at size %d", done["size"],
+                         extra={"size": done["size"]})
         if settings.log_mirror_dir is not None:  # the copy outside Redis follows each one
             done["mirrored"] = Mirror(settings.log_mirror_dir).update(runtime.store()).after
         return done
