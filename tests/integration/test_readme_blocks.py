@@ -6,7 +6,8 @@ touching this file).
 The fresh environment, and what stands in for what a reader does:
 
 - The clone is a copy of every file git tracks, as it is in the working tree (so a file
-  the README names but git does not hold is missing, as in a real clone), in a temp dir.
+  the README names but git does not hold is missing, as in a real clone), in a temp dir,
+  with the tree's numba cache of compiled kernels (see ``clone``).
 - The README's install command (``python3 -m venv .venv && .venv/bin/pip install -e .``)
   is stood in for by a cheap ``.venv`` in the clone: ``venv --without-pip`` of this
   interpreter, whose path puts the clone first and this interpreter's site-packages after
@@ -86,6 +87,14 @@ def clone(destination: Path) -> Path:
         target = destination / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target, follow_symlinks=False)
+    # numba's cache of the compiled kernels, as a reader's second run has it: numba keys it
+    # by the source's mtime and size (copy2 keeps both), not its path. Without it every
+    # worker and server a block starts compiles the kernels beside it (20-90 s of both
+    # cores); a start from an empty cache is test_warmup's subject, not this test's.
+    for cached in (ROOT / "rookhaven").rglob("__pycache__/*.nb[ic]"):
+        target = destination / cached.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(cached, target)
     return destination
 
 

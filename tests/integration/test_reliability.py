@@ -75,10 +75,12 @@ def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
     drained = time.monotonic() - started
     records = [r for r in pipe.store.jobs.get_many(ids) if r]
     assert [(r.id, r.error) for r in records if r.state == "failed"] == []
-    # An attempt is charged only by a kill that found the job begun (and then once more for
-    # the run that finished it); a job begun before runs alone, so a kill charges at most
-    # two pool processes' chunks of CHUNK jobs each (and a few jobs running alone).
-    assert [r.id for r in records if r.attempts - 1 > hits.get(r.id, 0)] == []
+    # An attempt is charged by a kill that found the job begun, and once for the run that
+    # finished it; a job begun before runs alone, so a kill charges at most two pool
+    # processes' chunks of CHUNK jobs each (and a few jobs running alone). One more may
+    # come from a second copy of a killed message (the broker's restore and the sweeper's)
+    # started while the first was computing the job: both compute it (ADR 0005).
+    assert [r.id for r in records if r.attempts - 1 > hits.get(r.id, 0) + 1] == []
     assert sum(r.attempts == 1 for r in records) >= len(ids) - 2 * (CHUNK + 2) * kills
     reference = Retriever(documents(300), pipe.settings.engine)
     for ref, request in list(zip(refs, requests(JOBS, tag="storm-"), strict=True))[::97]:
