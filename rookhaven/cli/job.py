@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..config import Settings
-from ..pipeline import open_pipeline
+from ..store import Store
 from .options import result_key, write_line
 
 
@@ -18,6 +18,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    record = open_pipeline(settings).job(args.id)
+    # The store alone: reading a record needs no broker (none is set with a cluster store).
+    record = Store.from_settings(settings).jobs.get(args.id)
     write_line(record.model_dump_json().encode())
     return 0 if record.state != "failed" else 1
