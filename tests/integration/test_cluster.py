@@ -139,6 +139,11 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
     usage = json.loads(info.stdout)
     assert usage["log_shards"] == 64 and usage["results"] == len(everything)
     assert len(usage["primaries"]) == 3 and sum(usage["primaries"].values()) == 16384
+    # Reading a job needs the store alone: no broker setting, which a cluster store lacks.
+    alone = {k: v for k, v in env.items() if k != "ROOKHAVEN_BROKER_URL"}
+    job = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "job", ids[0]],
+                         cwd=ROOT, env=alone, capture_output=True, text=True, timeout=120)
+    assert job.returncode == 0 and json.loads(job.stdout)["state"] == "done", job.stderr
 
     # The attack, on the cluster: with a mirror, one result erased together with its
     # job, index entries, leaf and leaf-index entry is named, and no other is accused.
