@@ -14,6 +14,7 @@ from rookhaven.core.textrules import text_rules
 from tests.conftest import ROOT
 from tests.pinned_text_script import GOLDEN_DIR, digests
 
+pytestmark = pytest.mark.no_kernels  # text rules only
 SCRIPT = ROOT / "tests" / "pinned_text_script.py"
 PY313 = Path("~/.pyenv/versions/3.13.0/bin/python3.13").expanduser()
 
@@ -35,8 +36,9 @@ def test_cpython_3_13_gives_the_pinned_tokens_and_stems_of_3_11() -> None:
     assert there["unidata_version"] == "15.1.0"
     assert there["loaded"] == []
     assert (there["pinned"], there["stems"]) == (here["pinned"], here["stems"])
-    assert here["pinned"] == here["unpinned"]  # on 3.11 pinned 14.0 is today's analysis
     # The check has teeth: unpinned analysis on 3.13 reads U+1E030 (new in Unicode 15.0) as
-    # a letter folding to Cyrillic a, so its digest moves.
-    assert there["unpinned"] != here["unpinned"]
+    # a letter folding to Cyrillic a. (That pinned 14.0 is today's analysis on 3.11, code
+    # point by code point, is tests/unit/test_textrules.py's; digesting the unpinned side of
+    # every code point here too doubled this test's minute of CPU.)
     assert there["unpinned_sample"] == ["ab\u0430cd"] and there["pinned_sample"] == ["ab", "cd"]
+    assert here["unpinned_sample"] == ["ab", "cd"] == here["pinned_sample"]
