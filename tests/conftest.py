@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from tests import kernelcache
+
 if TYPE_CHECKING:
     from tests.integration.tls import TlsFiles
 
@@ -58,16 +60,45 @@ REAL_REDIS_FIXTURES = ("redis_url", "key_prefix")
 # The database the suite owns on a Redis it finds on 127.0.0.1:6379 (db 0 is left to others).
 SUITE_DB = 15
 SUITE_REDIS = f"redis://127.0.0.1:6379/{SUITE_DB}"
+_KERNELS = pytest.StashKey[Path]()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test with the tier of the directory it lives in (see TIERS)."""
+    """Mark every test with the tier of the directory it lives in (see TIERS), then order
+    the files for xdist (pyproject turns off its own order): those marked ``no_kernels``,
+    then those holding the most ``slow`` tests."""
     for item in items:
         path = item.path.resolve()
         parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
         for name in TIERS.get(parts[0], ()) if len(parts) > 1 else ():
             item.add_marker(name)
+    # xdist hands out whole files as processes free up: a minute-long file handed out last
+    # runs alone while the other process idles (the README test did, on 2 cores). Longest
+    # first, then the rest by size as xdist would order them.
+    # Files that call no kernel come before all: they run while the kernels compile.
+    free: dict[Path, bool] = {}
+    slow: dict[Path, int] = {}
+    size: dict[Path, int] = {}
+    for item in items:
+        free[item.path] = item.get_closest_marker("no_kernels") is not None
+        slow[item.path] = slow.get(item.path, 0) + (item.get_closest_marker("slow") is not None)
+        size[item.path] = size.get(item.path, 0) + 1
+    items.sort(key=lambda item: (not free[item.path], -slow[item.path], -size[item.path]))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With test processes (xdist), compile the kernels once for all of them (tests/
+    kernelcache.py); this process is the controller, and starts it before they start."""
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        config.stash[_KERNELS] = kernelcache.start(ROOT)
+
+
+@pytest.fixture(autouse=True)
+def _kernels_compiled(request: pytest.FixtureRequest) -> None:
+    """Every test but those marked ``no_kernels`` waits for the session's one compile."""
+    if request.node.get_closest_marker("no_kernels") is None:
+        kernelcache.wait()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -309,7 +340,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if os.environ.get("PYTEST_XDIST_WORKER") or not LEAKS.is_dir():
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if _KERNELS in terminalreporter.config.stash:
+        terminalreporter.write_line(kernelcache.outcome(terminalreporter.config.stash[_KERNELS]))
+    if not LEAKS.is_dir():
         return
     for report in sorted(LEAKS.glob("*.txt")):
         for line in report.read_text().splitlines():

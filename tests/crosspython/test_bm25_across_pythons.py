@@ -55,6 +55,7 @@ def _probe(candidates: list[str]) -> dict[str, str]:
     return usable
 
 
+@pytest.mark.slow
 def test_scores_are_bit_identical_under_other_python_versions() -> None:
     usable = _usable()
     if not usable:

@@ -68,6 +68,7 @@ def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
     yield from farm(env, tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_log(
         nodes: ClusterNodes, env: dict[str, str], workers: WorkerFarm,
         tmp_path: Path) -> None:

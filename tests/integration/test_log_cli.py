@@ -241,6 +241,7 @@ def test_prove_of_a_key_with_no_leaf_is_a_one_line_error(
     assert missing in one_line_error(done) and "no leaf" in done.stderr
 
 
+@pytest.mark.slow
 def test_consistency_between_sizes_and_between_checkpoint_files_verifies(
         pipeline: Pipeline, signer: dict[str, str], key: tuple[Path, str],
         tmp_path: Path) -> None:
@@ -447,6 +448,7 @@ def test_backfill_logs_results_stored_before_the_log_once_and_then_verifies_clea
 # ----- mirror -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_log_mirror_then_verify_mirror_names_an_erased_result_and_accuses_no_other(
         pipeline: Pipeline, signer: dict[str, str], key: tuple[Path, str],
         env: dict[str, str], tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from rookhaven.pipeline import Pipeline
 from rookhaven.store import Store
 from rookhaven.transparency import merkle
@@ -64,6 +66,7 @@ def assert_log_matches_results(store: Store) -> list[tuple[bytes, Leaf]]:
     return leaves
 
 
+@pytest.mark.slow
 def test_five_thousand_results_from_two_workers_form_one_tree_whose_every_proof_verifies(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)
@@ -91,6 +94,7 @@ def test_five_thousand_results_from_two_workers_form_one_tree_whose_every_proof_
         assert merkle.verify_inclusion(index, 5000, leaf_hash, proof, root), index
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_write_leaves_every_result_with_exactly_one_matching_leaf(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline({**env, "ROOKHAVEN_BATCH_SIZE": "25"})

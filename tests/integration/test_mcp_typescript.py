@@ -59,6 +59,7 @@ def findings(node_tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
 STORED = 3000  # results the verification replays: long enough to report progress on the way
 
 
+@pytest.mark.slow
 def test_progress_arrives_while_a_long_verification_run_is_waited_on(
         node_tools: Path, redis_url: str, key_prefix: str) -> None:
     settings = Settings.from_mapping({"ROOKHAVEN_REDIS_URL": redis_url,

@@ -80,6 +80,7 @@ def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
     yield from farm(env, tmp_path)
 
 
+@pytest.mark.slow
 def test_after_the_broker_is_killed_and_restarted_the_sweeper_gets_every_job_done(
         broker: Broker, env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)

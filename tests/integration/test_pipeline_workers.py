@@ -55,6 +55,7 @@ def test_a_thousand_jobs_complete_with_the_bytes_inline_retrieve_gives(
     assert pipe.submit(batch[0], "port").cached
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_batch_loses_nothing_and_finishes_each_job_once(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline({**env, "ROOKHAVEN_BATCH_SIZE": "25"})
@@ -108,6 +109,7 @@ def test_a_pickle_message_is_refused_and_the_ledger_keeps_its_job_open(
     wait_until(lambda: all_done(pipe, [spec.key]), 60, what="the swept job")
 
 
+@pytest.mark.slow
 def test_the_command_line_adds_a_corpus_submits_waits_and_reads_back(
         env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
     corpus = tmp_path / "port.jsonl"

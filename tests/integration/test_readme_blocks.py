@@ -258,6 +258,7 @@ def session(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Session
         shell.stop()
 
 
+@pytest.mark.slow
 def test_every_shell_block_of_the_pipeline_and_mcp_sections_runs_in_a_fresh_clone(
         session: Session) -> None:
     readme = (session.repo / "README.md").read_text(encoding="utf-8")

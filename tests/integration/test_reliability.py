@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 from celery import Celery
 
 from rookhaven import Retriever, canonical_bytes
@@ -39,6 +40,7 @@ def rookhaven(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
 JOBS, KILLS = (int(n) for n in os.environ.get("ROOKHAVEN_TEST_STORM", "2000,6").split(","))
 
 
+@pytest.mark.slow
 def test_a_kill_storm_ends_with_every_job_done_and_none_failed(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)
@@ -96,6 +98,7 @@ def _pool_children(main: int) -> list[int]:
     return [int(pid) for pid in found]
 
 
+@pytest.mark.slow
 def test_a_job_that_kills_its_pool_child_stops_at_the_attempt_limit(
         env: dict[str, str], workers: WorkerFarm) -> None:
     pipe = pipeline(env)

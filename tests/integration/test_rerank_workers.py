@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import orjson
+import pytest
 
 from rookhaven import Document, retrieve
 from rookhaven.config import Settings
@@ -25,6 +26,7 @@ def edited(docs: list[Document]) -> list[Document]:
                       for i in range(10)]
 
 
+@pytest.mark.slow
 def test_reranking_a_thousand_queries_reports_counts_matching_a_direct_computation(
         env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
     settings = Settings.from_mapping(env)

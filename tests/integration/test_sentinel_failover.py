@@ -70,6 +70,7 @@ def acknowledged(logs: Path, sizes: dict[Path, int]) -> set[str]:
     return done
 
 
+@pytest.mark.slow
 def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
         nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
         tmp_path: Path) -> None:
@@ -157,6 +158,7 @@ def test_a_write_no_replica_confirms_is_refused_and_retried(
         pipe.submit(requests(1)[0], "port")
 
 
+@pytest.mark.slow
 def test_a_worker_does_not_acknowledge_a_job_until_a_replica_holds_it(
         nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
         tmp_path: Path) -> None:
@@ -185,6 +187,7 @@ def test_a_worker_does_not_acknowledge_a_job_until_a_replica_holds_it(
                what="no message left in the queue or unacknowledged")
 
 
+@pytest.mark.slow
 def test_submit_and_wait_started_at_the_kill_rides_through_the_failover(
         nodes: SentinelTopology, tmp_path: Path) -> None:
     # Every process waits out the failover (ROOKHAVEN_REDIS_TIMEOUT), none is restarted.

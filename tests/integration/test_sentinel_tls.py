@@ -51,6 +51,7 @@ def workers(env: dict[str, str], tmp_path: Path) -> Iterator[WorkerFarm]:
     yield from farm(env, tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_the_pipeline_runs_on_a_tls_only_sentinel_service_through_a_failover(
         nodes: SentinelTopology, env: dict[str, str], workers: WorkerFarm,
         tmp_path: Path) -> None:

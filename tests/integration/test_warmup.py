@@ -36,6 +36,7 @@ def test_a_fresh_process_warmed_up_holds_every_kernel_compiled() -> None:
     assert signatures and all(signatures.values()), signatures
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
 def test_a_worker_with_an_empty_kernel_cache_answers_at_once_then_goes_compiled(
         env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:

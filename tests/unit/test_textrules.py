@@ -18,6 +18,7 @@ from rookhaven.errors import ConfigError
 from tests.conftest import ROOT
 from tests.reference_analysis import interpreter_split_tokens as todays_split_tokens
 
+pytestmark = pytest.mark.no_kernels  # text rules only
 ON_UNICODE_14 = unicodedata.unidata_version == "14.0.0"
 needs_14 = pytest.mark.skipif(not ON_UNICODE_14, reason="today's analysis is the reference only "
                               "under Unicode 14.0 (CPython 3.11)")
