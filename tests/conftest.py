@@ -94,15 +94,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_KERNELS] = kernelcache.start(ROOT)
 
 
-@pytest.fixture(autouse=True)
-def _kernels_compiled(request: pytest.FixtureRequest) -> None:
-    """Every test but those marked ``no_kernels`` waits for the session's one compile."""
-    if request.node.get_closest_marker("no_kernels") is None:
-        kernelcache.wait()
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Refuse a real Redis to tests outside the integration tier, before it is set up."""
+    """Wait for the session's one compile of the kernels unless the test is marked
+    ``no_kernels`` (before any fixture: a module's workers would compile too); refuse a
+    real Redis to tests outside the integration tier, before it is set up."""
+    if item.get_closest_marker("no_kernels") is None:
+        kernelcache.wait()
     if item.get_closest_marker("integration") is None:
         wanted = [f for f in REAL_REDIS_FIXTURES if f in getattr(item, "fixturenames", ())]
         if wanted:
