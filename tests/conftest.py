@@ -74,9 +74,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for name in TIERS.get(parts[0], ()) if len(parts) > 1 else ():
             item.add_marker(name)
     # xdist hands out whole files as processes free up: a minute-long file handed out last
-    # runs alone while the other process idles (the README test did, on 2 cores). Longest
-    # first, then the rest by size as xdist would order them.
-    # Files that call no kernel come before all: they run while the kernels compile.
+    # runs alone while the others idle (the README test did, on 2 cores). Files that call no
+    # kernel come first (they run while the kernels compile), then the longest, then the
+    # rest by size as xdist would order them (ADR 0032).
     free: dict[Path, bool] = {}
     slow: dict[Path, int] = {}
     size: dict[Path, int] = {}
@@ -92,6 +92,11 @@ def pytest_configure(config: pytest.Config) -> None:
     kernelcache.py); this process is the controller, and starts it before they start."""
     if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
         config.stash[_KERNELS] = kernelcache.start(ROOT)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _KERNELS in config.stash:
+        kernelcache.clean(config.stash[_KERNELS])
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -5,7 +5,7 @@ on-disk cache is still empty, would compile every kernel on its own: 45-55 s of 
 each, on a 2-core machine. Instead the controlling process starts one compile at
 configure time (``start``); the test processes run the files marked ``no_kernels`` first,
 and every other test waits (``wait``) until the compile has filled the cache. From a warm
-cache the compile only loads, in about 2 s.
+cache the compile only loads, in about a second.
 
     python -m tests.kernelcache DONE ENGINE...   (what ``start`` runs)
 """
@@ -13,6 +13,7 @@ cache the compile only loads, in about 2 s.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,12 @@ def outcome(done: Path) -> str:
     code, seconds = done.read_text().split()
     how = "" if code == "0" else f", failed (exit {code}): each process compiled its own"
     return f"kernels: compiled (or loaded from numba's cache) once, in {seconds} s{how}"
+
+
+def clean(done: Path) -> None:
+    """Remove the compile's directory once it has ended (if it still runs, it is left)."""
+    if done.exists():
+        shutil.rmtree(done.parent, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:
