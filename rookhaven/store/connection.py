@@ -123,12 +123,13 @@ def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
     # Each Sentinel is asked once per attempt (redis-py's default retries each up to 3 times
     # with pauses of seconds); the attempts are the data connection's Patience.
     asking = {**options, "retry": Retry(NoBackoff(), 0)}
-    manager = Sentinel(list(url.sentinels),  # type: ignore[no-untyped-call]
-                       sentinel_kwargs={**asking, **tls, **url.sentinel_login()},
-                       **options, **tls)
-    client: redis.Redis = manager.master_for(  # type: ignore[no-untyped-call]
-        url.service, redis_class=redis.Redis, db=url.db, health_check_interval=30,
-        decode_responses=False, **url.data_login())
+    # Typed as Any: they are connection options, never Sentinel's own named parameters.
+    connection: dict[str, Any] = {**options, **tls}
+    data: dict[str, Any] = {"db": url.db, "health_check_interval": 30,
+                            "decode_responses": False, **url.data_login()}
+    manager = Sentinel(list(url.sentinels),
+                       sentinel_kwargs={**asking, **tls, **url.sentinel_login()}, **connection)
+    client: redis.Redis = manager.master_for(url.service, redis_class=redis.Redis, **data)
     return client
 
 
