@@ -65,6 +65,15 @@ class AuditIndex:
                     yield text(member), last
             low = f"({last!r}"
 
+    def newest(self, *, corpus: str | None = None) -> float | None:
+        """When the most recently stored audit (of ``corpus``) was stored; None if none."""
+        with translated(self._ctx.client, "reading the newest stored audit"):
+            pipe = self._ctx.client.pipeline(transaction=False)
+            for index in self._indexes(corpus):
+                pipe.zrevrange(index, 0, 0, withscores=True)
+            found = [float(rows[0][1]) for rows in pipe.execute() if rows]
+        return max(found, default=None)
+
     def stored_at(self, key: str) -> float | None:
         """When the audit under ``key`` was first stored, or None."""
         with translated(self._ctx.client, f"looking up audit {key}"):

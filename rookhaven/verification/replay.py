@@ -7,9 +7,10 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -66,22 +67,26 @@ class Replayer:
         except NotFoundError:
             return None
 
-    def replay_many(self, keys: Sequence[str], page: int = 500) -> Iterator[Verdict]:
+    def replay_many(self, keys: Iterable[str], page: int = 500) -> Iterator[Verdict]:
         """``replay`` of each key, in order, reading results and audits a page at a time;
         the next page is read while this one is replayed (Redis waits, the engine does
-        not)."""
-        pages = [list(keys[at: at + page]) for at in range(0, len(keys), page)]
-        if not pages:
+        not). ``keys`` is consumed a page ahead, so it may be a scan of any length."""
+        remaining = iter(keys)
+        pages = iter(lambda: list(islice(remaining, page)), [])
+        chunk = next(pages, None)
+        if chunk is None:
             return
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-read") as reader:
-            pending = reader.submit(self._read, pages[0])
-            for number, chunk in enumerate(pages):
+            pending = reader.submit(self._read, chunk)
+            while chunk is not None:
                 results, audits = pending.result()
-                if number + 1 < len(pages):
-                    pending = reader.submit(self._read, pages[number + 1])
+                following = next(pages, None)
+                if following is not None:
+                    pending = reader.submit(self._read, following)
                 for key, result, audit in zip(chunk, results, audits, strict=True):
                     both = None if result is None or audit is None else (result, audit)
                     yield self.replay(key, both)
+                chunk = following
 
     def _read(self, chunk: list[str]) -> tuple[list[bytes | None], list[bytes | None]]:
         return self.store.results.get_many(chunk), self.store.results.audit_many(chunk)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from ..config import Settings
@@ -88,6 +88,18 @@ class Verifier:
                                    "gone")]
         return []
 
+    def _everything(self, selection: Selection) -> tuple[Iterator[str], int]:
+        """The keys of every result ``selection`` covers (all, or one corpus's) that was
+        stored when the run began, oldest first, as a scan; and how many there are (a
+        result stored in that same millisecond may be checked beyond the count)."""
+        corpus = (self.store.corpora.resolve(selection.corpus)
+                  if selection.corpus is not None else None)
+        newest = self.store.audits.newest(corpus=corpus)
+        if newest is None:
+            return iter(()), 0
+        return ((key for key, _ in self.store.audits.scan(corpus=corpus, until=newest)),
+                self.store.audits.count(corpus=corpus, until=newest))
+
     def run(self, selection: Selection,
             progress: Callable[[int, int], None] | None = None,
             pinned: PinnedCheckpoint | None = None,
@@ -96,7 +108,15 @@ class Verifier:
         first), record the run in the store under ``run_id`` (default: one made from the
         start time, as ``run_id_at`` makes it), and return it."""
         started = self.clock()
-        keys, seed = self.choose(selection)
+        if not selection.keys and (selection.all or selection.sample is None):
+            # Streamed a page at a time and not listed in the record (ADR 0031): a run over
+            # the whole history holds one page of keys, whatever the history's size.
+            keys, total = self._everything(selection)
+            listed: list[str] = []
+            seed: str | None = None
+        else:
+            listed, seed = self.choose(selection)
+            keys, total = iter(listed), len(listed)
         verdicts: list[Verdict] = (check_log(self.store, pinned, mirror=self.mirror)
                                    if pinned is not None or self.mirror is not None else [])
         if not selection.keys:
@@ -107,8 +127,10 @@ class Verifier:
             log.error("verification alarm: %s for %s: %s", verdict.outcome, verdict.key,
                       verdict.detail, extra={"key": verdict.key, "outcome": verdict.outcome})
         matched: dict[str, int] = {}
-        for done, (key, verdict) in enumerate(zip(keys, self.replayer.replay_many(keys),
-                                                  strict=True), start=1):
+        checked = 0
+        for verdict in self.replayer.replay_many(keys):
+            checked += 1
+            key = verdict.key
             if verdict.outcome == "match":
                 engine = verdict.current_engine or "-"
                 matched[engine] = matched.get(engine, 0) + 1
@@ -119,12 +141,12 @@ class Verifier:
                           verdict.where or "-", extra={"key": key, "outcome": verdict.outcome,
                                                       "where": verdict.where})
             if progress:
-                progress(done, len(keys))
+                progress(checked, max(total, checked))
         count = {o: sum(v.outcome == o for v in verdicts) for o in ("mismatch", "drift")}
         run = VerificationRun(
             run_id=run_id or run_id_at(started),
             started=started, finished=self.clock(), selection=selection, sample_seed=seed,
-            keys=keys, checked=len(keys), matched=sum(matched.values()),
+            keys=listed, checked=checked, matched=sum(matched.values()),
             mismatched=count["mismatch"], drift=count["drift"],
             missing=sum(v.outcome.startswith("missing")
                         or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),

@@ -13,7 +13,9 @@ from rookhaven import Document, RetrievalRequest, Retriever, TfCosineProvider, c
 from rookhaven.config import Settings
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
+from rookhaven.store.audits import AuditIndex
 from rookhaven.verification import Selection, Verifier
+from rookhaven.verification.replay import Replayer
 
 DOCS = [Document(id=f"d{i:02d}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(30)]
@@ -149,6 +151,28 @@ def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline) -> None:
     run = verifier(pipeline).run(Selection(all=True))
     assert {v.outcome for v in run.verdicts} == {"missing-corpus"}
     assert run.alarms == 4
+
+
+def test_a_run_over_everything_streams_what_was_stored_when_it_began_and_lists_no_keys(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One key a page, so the scan is still running when a new result is stored mid-run.
+    scan, replay_many = AuditIndex.scan, Replayer.replay_many
+    monkeypatch.setattr(AuditIndex, "scan", lambda self, **kw: scan(self, **{**kw, "page": 1}))
+    monkeypatch.setattr(Replayer, "replay_many",
+                        lambda self, keys, page=500: replay_many(self, keys, page=1))
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        if not seen:  # a result stored after the run began is the next run's to check
+            ref = pipeline.submit(RetrievalRequest(query="crane 7", seed="later"), "port")
+            Executor(pipeline.store, settings).run([ref.job_id], "w")
+        seen.append((done, total))
+
+    run = verifier(pipeline).run(Selection(all=True), progress=progress)
+    assert (run.checked, run.matched, run.alarms) == (4, 4, 0)
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert run.keys == [] and len(keys(pipeline)) == 5
+    assert verifier(pipeline).run(Selection(all=True)).checked == 5
 
 
 def test_a_sample_records_its_seed_and_keys_and_redraws_the_same_keys(
