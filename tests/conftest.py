@@ -90,7 +90,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """With test processes (xdist), compile the kernels once for all of them (tests/
     kernelcache.py); this process is the controller, and starts it before they start."""
-    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+    if (not hasattr(config, "workerinput") and config.getoption("numprocesses", None)
+            and not config.getoption("collectonly")):
         config.stash[_KERNELS] = kernelcache.start(ROOT)
 
 
