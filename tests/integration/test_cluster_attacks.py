@@ -17,13 +17,12 @@ from collections.abc import Iterator
 import pytest
 from redis.cluster import RedisCluster
 
-from rookhaven import RetrievalRequest
 from rookhaven.config import Settings
-from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
+from rookhaven.pipeline import Pipeline
 from rookhaven.store import Store
 from tests.integration.clusters import ClusterNodes, cluster
 from tests.unit.test_log_verify import (  # collected here, with this module's pipeline
-    DOCS,
+    six_results,
     test_a_log_rebuilt_and_signed_with_another_key_is_caught,
     test_a_pinned_checkpoint_with_a_forged_signature_is_refused,
     test_a_result_erased_with_every_index_entry_is_caught,
@@ -55,17 +54,12 @@ def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterNodes]:
 
 @pytest.fixture
 def pipeline(nodes: ClusterNodes) -> Iterator[Pipeline]:
-    """Six results on the cluster store, as the unit module's fixture stores them."""
+    """The unit module's six results, on the cluster store."""
     settings = Settings(redis_url=nodes.url, key_prefix=f"rh-attack-{uuid.uuid4().hex[:8]}",
                         engine="bm25@2", batch_size=10)
     store = Store.from_settings(settings)
     assert store.keys.sharded and len(store.keys.shards) == 64
-    pipe = Pipeline(store, RecordingDispatcher(ledger=store), settings)
-    pipe.add_corpus(DOCS, "port")
-    refs = pipe.submit_many([RetrievalRequest(query=f"crane {i} and tide", seed=f"s{i}")
-                             for i in range(6)], "port")
-    Executor(pipe.store, settings).run([r.job_id for r in refs], "w")
-    yield pipe
+    yield six_results(store, settings)
     store.close()
 
 

@@ -33,15 +33,19 @@ def pipeline(request: pytest.FixtureRequest) -> Iterator[Pipeline]:
     """Six results in a flat store, and in one of three log shards (each attack is caught
     in whichever shard it strikes)."""
     client = fakeredis.FakeRedis()
-    settings = Settings(engine="bm25@2", batch_size=10)
-    store = Store(client, "v", log_shards=request.param)
+    yield six_results(Store(client, "v", log_shards=request.param),
+                      Settings(engine="bm25@2", batch_size=10))
+    client.close()
+
+
+def six_results(store: Store, settings: Settings) -> Pipeline:
+    """What every attack strikes: six results of DOCS stored through the pipeline."""
     pipe = Pipeline(store, RecordingDispatcher(ledger=store), settings)
     pipe.add_corpus(DOCS, "port")
     refs = pipe.submit_many([RetrievalRequest(query=f"crane {i} and tide", seed=f"s{i}")
                              for i in range(6)], "port")
     Executor(pipe.store, settings).run([r.job_id for r in refs], "w")
-    yield pipe
-    client.close()
+    return pipe
 
 
 def pinned(pipe: Pipeline) -> PinnedCheckpoint:
