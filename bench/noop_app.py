@@ -9,9 +9,12 @@ import os
 
 import redis
 
-from workers import app
+from workers import app, consumer
 
 TASK_NOOP = "bench.noop"
+# The consumer takes only the product's tasks (ADR 0027: anything else is recorded as
+# rejected); a worker started on this app takes the floor's task too.
+consumer.TASKS = consumer.TASKS | {TASK_NOOP}
 _clients: dict[int, redis.Redis] = {}  # one connection per pool process, like the store's
 
 
