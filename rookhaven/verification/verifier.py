@@ -49,11 +49,11 @@ class Verifier:
         """The keys ``selection`` names, and the sample seed used (None if not sampled)."""
         if selection.keys:
             return list(dict.fromkeys(selection.keys)), None
+        if selection.everything or selection.sample is None:  # (the second for the type)
+            return list(self._everything(selection)[0]), None
         corpus = (self.store.corpora.resolve(selection.corpus)
                   if selection.corpus is not None else None)
         rows = list(self.store.audits.scan(corpus=corpus))
-        if selection.all or selection.sample is None:
-            return [key for key, _ in rows], None
         seed = selection.seed or f"verify-{self.clock():.0f}"
         if selection.stratify == "none":
             return sample_keys([k for k, _ in rows], selection.sample, seed), seed
@@ -108,7 +108,7 @@ class Verifier:
         first), record the run in the store under ``run_id`` (default: one made from the
         start time, as ``run_id_at`` makes it), and return it."""
         started = self.clock()
-        if not selection.keys and (selection.all or selection.sample is None):
+        if selection.everything:
             # Streamed a page at a time and not listed in the record (ADR 0031): a run over
             # the whole history holds one page of keys, whatever the history's size.
             keys, total = self._everything(selection)

@@ -21,7 +21,7 @@ from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline
 from rookhaven.store import Store
 from tests.integration.clusters import ClusterNodes, cluster
-from tests.unit.test_log_verify import (  # collected here, with this module's pipeline
+from tests.unit.test_log_verify import (  # noqa: F401 - collected here, with this pipeline
     six_results,
     test_a_log_rebuilt_and_signed_with_another_key_is_caught,
     test_a_pinned_checkpoint_with_a_forged_signature_is_refused,
@@ -33,18 +33,6 @@ from tests.unit.test_log_verify import (  # collected here, with this module's p
     test_one_edited_result_byte_is_caught_by_the_log_and_by_the_replay,
     test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other,
 )
-
-__all__ = [
-    "test_a_log_rebuilt_and_signed_with_another_key_is_caught",
-    "test_a_pinned_checkpoint_with_a_forged_signature_is_refused",
-    "test_a_result_erased_with_every_index_entry_is_caught",
-    "test_a_result_rewritten_consistently_for_another_query_is_caught",
-    "test_a_truncated_log_is_caught",
-    "test_an_intact_log_and_mirror_verify_clean_and_a_changed_mirror_is_named",
-    "test_an_intact_log_verifies_clean_and_later_growth_is_consistent",
-    "test_one_edited_result_byte_is_caught_by_the_log_and_by_the_replay",
-    "test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other",
-]
 
 
 @pytest.fixture(scope="module")
