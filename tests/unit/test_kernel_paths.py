@@ -54,13 +54,22 @@ def prf_index() -> Bm25PrfIndex:
     return Bm25PrfProvider(synonyms={"w1": ["w2"]}).build(_corpus(11))
 
 
-@pytest.mark.parametrize("max_pruned", [0, 3, 100])  # exhaustive, mixed, always pruned
+def force_paths(monkeypatch: pytest.MonkeyPatch, max_pruned: int) -> None:
+    """Score plans of more than ``max_pruned`` terms exhaustively and every other by
+    MaxScore, whatever the share rule (``PRUNE_SHARE``) would choose."""
+    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    monkeypatch.setattr(kernel, "PRUNE_SHARE", (-1.0, 0.0))
+
+
+# Exhaustive, mixed, always pruned, and as the share rule chooses (-1).
+@pytest.mark.parametrize("max_pruned", [0, 3, 100, -1])
 # 50: windows not a whole number of the exhaustive filter's blocks of 16.
 @pytest.mark.parametrize("window", [50, 64, 4096])
 def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
         prf_index: Bm25PrfIndex, max_pruned: int, window: int,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    if max_pruned >= 0:
+        force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", window)
     rng = random.Random(max_pruned * 7 + window)
     scorer = prf_index.scorer
@@ -75,7 +84,7 @@ def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
 @pytest.mark.parametrize("max_pruned", [0, 100])
 def test_ties_at_the_cut_are_all_kept_on_both_paths(max_pruned: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", 64)
     # Twenty identical documents: every one of them ties for first place.
     docs = [Document(id=f"t{i:03d}", text="tide pilot berth") for i in range(20)]
@@ -91,7 +100,7 @@ def test_ties_at_the_cut_are_all_kept_on_both_paths(max_pruned: int,
 @pytest.mark.parametrize("max_pruned", [0, 100])
 def test_empty_plans_and_k_zero_return_nothing(prf_index: Bm25PrfIndex, max_pruned: int,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    force_paths(monkeypatch, max_pruned)
     scorer = prf_index.scorer
     assert _kernel(scorer, [], 10) == ([], [])
     assert _kernel(scorer, prf_index.plan(["w3", "w4"]), 0) == ([], [])
@@ -119,7 +128,7 @@ def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
     ords, units, _ = plain._top_candidates(
         scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
         1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
-        max_pruned, *scorer.unions.arrays)
+        max_pruned, -1.0, 0.0, *scorer.unions.arrays)
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
 
@@ -138,6 +147,23 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
             got = _plain_top(plain, scorer, plan, k, max_pruned)
             assert got == _reference(scorer, plan, k), (terms, k)
+
+
+def test_maxscore_is_chosen_where_one_long_list_holds_most_postings_for_the_k(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    prunes = _uncompiled_kernel(monkeypatch)._prunes
+    at, slope = kernel.PRUNE_SHARE
+    # 44,000 postings for k = 10 (syn100k's three-word queries): one list of 65% is skipped
+    # enough to pay for MaxScore's bookkeeping, three even lists are not.
+    assert prunes(np.array([28_600, 8_000, 7_400]), 10, 10, at, slope)
+    assert not prunes(np.array([15_000, 15_000, 14_000]), 10, 10, at, slope)
+    # The same 65% for k = 100 is too little to skip; at 1M documents (ten times the
+    # postings) it is enough again.
+    assert not prunes(np.array([28_600, 8_000, 7_400]), 100, 10, at, slope)
+    assert prunes(np.array([286_000, 80_000, 74_000]), 100, 10, at, slope)
+    # More terms than MAX_PRUNED, or nothing to score: exhaustive.
+    assert not prunes(np.array([90_000] + [100] * 10), 10, 10, at, slope)
+    assert not prunes(np.array([0, 0]), 10, 10, at, slope)
 
 
 def test_term_bounds_are_each_lists_largest_impact_and_zero_for_an_empty_list() -> None:

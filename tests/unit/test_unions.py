@@ -22,6 +22,7 @@ from .test_kernel_paths import (
     _plain_top,
     _reference,
     _uncompiled_kernel,
+    force_paths,
 )
 
 pytestmark = pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
@@ -71,7 +72,7 @@ def test_a_pooled_term_holds_each_document_once_at_its_best_value() -> None:
 @pytest.mark.parametrize("max_pruned", [0, 100])
 def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
         max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernel, "MAX_PRUNED", max_pruned)
+    force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", 64)
     index = _fresh(900)  # room for a few merged terms only
     scorer = index.scorer

@@ -19,7 +19,9 @@ index's postings are ranges of that pool.
 A plan with more than ``MAX_PRUNED`` query terms (bm25@3's feedback query: the query's terms
 and ten light expansion terms) skips the pruning: each window adds every posting and scores
 the documents that reach the cut. Those bounds sum above the cut for long, so MaxScore kept
-most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018).
+most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018). So
+does a plan whose postings are spread evenly over its terms, or few for its k
+(``PRUNE_SHARE``, ADR 0033): MaxScore saves what it skips of one long list.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 8192
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
+# MaxScore scores a plan (of at most MAX_PRUNED terms) whose longest query term holds at least
+# ``at - slope * log10(postings / k)`` of its postings; every other plan is scored
+# exhaustively. Fitted on per-query timings of both paths (syn100k, syn1m, four test
+# collections; bench/prune_policy.py, ADR 0033): never 1% slower than pruning every plan of
+# up to ten terms on any of them, up to 29% faster (syn100k q8 at k = 100).
+PRUNE_SHARE = (1.15, 0.175)
 # A window document's sum and its count of matched query terms share one int64,
 # (sum << COUNT_BITS) + count: one array read and written per posting instead of two (the
 # feedback pass 12-20% faster, ADR 0019). It holds plans of fewer than 2**COUNT_BITS terms
@@ -412,9 +420,25 @@ def _packable(lists: Any, groups: Any) -> bool:
     return True
 
 
+def _prunes(length: Any, k: int, max_pruned: int, share_at: float, share_slope: float) -> bool:
+    """Whether MaxScore should score a plan whose query terms hold ``length`` postings each
+    (``PRUNE_SHARE``): speed only, both paths give the same documents and scores."""
+    if len(length) > max_pruned:
+        return False
+    total = np.int64(0)
+    longest = np.int64(0)
+    for g in range(len(length)):
+        total += length[g]
+        longest = max(longest, length[g])
+    if total == 0:
+        return False
+    return bool(longest >= (share_at - share_slope * np.log10(total / k)) * total)
+
+
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
-                    window: int, max_pruned: int, pool_d: Any, pool_v: Any) -> Any:
+                    window: int, max_pruned: int, share_at: float, share_slope: float,
+                    pool_d: Any, pool_v: Any) -> Any:
     if k <= 0 or len(given) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), True
     if not _packable(given, given_groups):
@@ -445,7 +469,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     n_out = 0
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
-    exhaustive = n_groups > max_pruned
+    exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
     one = np.int64(1) << wbits
     if exhaustive:
         # Many terms of small weight (a feedback query): their bounds sum above the cut for
@@ -623,6 +647,7 @@ if njit is not None:
     _grown = njit(cache=True, nogil=True)(_grown)
     _union = njit(cache=True, nogil=True)(_union)
     _packable = njit(cache=True, nogil=True)(_packable)
+    _prunes = njit(cache=True, nogil=True)(_prunes)
 
 
 _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else None
@@ -647,7 +672,7 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
                                  cov_c, distinct, SMALL_LIST,
                                  window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
-                                 MAX_PRUNED, pool_d, pool_v)
+                                 MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v)
     return (ords, scores) if held else None
 
 
