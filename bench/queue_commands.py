@@ -8,13 +8,20 @@ Jobs go through ``Pipeline.submit_many`` and the workers' own ``Executor`` in th
 100 per batch as a worker takes a message (Celery's own commands, about ten a message,
 are not counted). Commands run inside scripts count, as Redis counts them; Redis CPU is the
 server process's user + system time over each phase.
+
+``--per-script`` also logs every command's time (``SLOWLOG``, threshold 0, restored after;
+it slows the server a little) and prints, per job script (``store.scripts``), its calls and
+server time a call, inner commands included, and EVALSHA's own cost: a script that only
+returns, called with as many keys and arguments as a job script.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +35,7 @@ from rookhaven import RetrievalRequest  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
-from rookhaven.store import Store  # noqa: E402
+from rookhaven.store import Store, scripts  # noqa: E402
 
 
 def main() -> None:
@@ -37,6 +44,8 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=ROOT.parent / "shared/datasets/npl")
     parser.add_argument("--jobs", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--per-script", action="store_true",
+                        help="server time per job script, from SLOWLOG")
     args = parser.parse_args()
     n, prefix = args.jobs, f"rh-cmds{time.time_ns()}"
     settings = bench_settings(args.redis, prefix)
@@ -61,7 +70,12 @@ def main() -> None:
 
     requests = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
                                  seed=f"c{i}") for i in range(n)]
+    threshold = {k: str(v) for k, v in client.config_get("slowlog-*").items()}
+    if args.per_script:
+        client.config_set("slowlog-log-slower-than", 0)
+        client.config_set("slowlog-max-len", 100 * n)
     try:
+        client.slowlog_reset()
         before = stats()
         ids = [ref.job_id for ref in pipe.submit_many(requests, "bench")]
         submitted = stats()
@@ -80,8 +94,40 @@ def main() -> None:
                   f"Redis CPU a job; {busy}")
         print(f"in all: {total_calls:.1f} commands and {total_usec / n:.1f} us of Redis CPU "
               f"a job ({n:,} jobs, {args.batch} a batch)")
+        if args.per_script:
+            per_script(client)
     finally:
+        client.config_set("slowlog-log-slower-than", threshold["slowlog-log-slower-than"])
+        client.config_set("slowlog-max-len", threshold["slowlog-max-len"])
         delete_prefix(store, prefix)
+
+
+def per_script(client: redis.Redis) -> None:
+    """Each job script's calls and server time a call (the slowlog since the reset), and
+    what EVALSHA costs alone with a job script's thirteen keys and ten arguments."""
+    names = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in vars(scripts).items()
+             if name.isupper() and isinstance(text, str)}
+    spent: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry in client.slowlog_get(client.slowlog_len()):
+        words = entry["command"].split(b" ")
+        if words[0].lower() == b"evalsha" and len(words) > 1:
+            found = spent[names.get(words[1].decode(), "other script")]
+            found[0] += 1
+            found[1] += entry["duration"]
+    for name, (calls, usec) in sorted(spent.items(), key=lambda x: -x[1][1]):
+        print(f"  {name:<12} {calls:>7,} calls, {usec / calls:6.1f} us a call")
+    empty = client.register_script("return 1")
+    keys, argv = [f"k{i}" for i in range(13)], ["x" * 20] * 10
+    empty(keys=keys, args=argv)
+    client.slowlog_reset()
+    pipe = client.pipeline(transaction=False)
+    for _ in range(2000):
+        pipe.evalsha(empty.sha, len(keys), *keys, *argv)
+    pipe.execute()
+    took = [e["duration"] for e in client.slowlog_get(client.slowlog_len())
+            if e["command"].lower().startswith(b"evalsha")]
+    print(f"  EVALSHA of a script that only returns (13 keys, 10 arguments): "
+          f"{sum(took) / max(len(took), 1):.1f} us a call")
 
 
 if __name__ == "__main__":
