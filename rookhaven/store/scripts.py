@@ -21,8 +21,13 @@ local function event(name, detail)
   -- Counted with the event, so the metrics can never disagree with the ledger.
   redis.call('HINCRBY', counters, 'jobs_' .. name, 1)
 end
-local function close(state, detail)
-  redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
+-- ``error``, if given, is written in the same HSET.
+local function close(state, detail, error)
+  if error then
+    redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now, 'error', error)
+  else
+    redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
+  end
   redis.call('ZREM', queued, id)
   redis.call('ZREM', running, id)
   redis.call('ZREM', delivered, id)
@@ -69,15 +74,15 @@ if redis.call('EXISTS', result) == 1 then
   close('done', 'result already stored')
   return {'done'}
 end
-local attempts = redis.call('HGET', job, 'attempts')
+-- One read for the attempts and the spec (the HSET below touches neither).
+local spec = redis.call('HMGET', job, 'attempts', 'request', 'corpus', 'provider', 'params')
 redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4],
            'claim', ARGV[5])
 redis.call('ZREM', queued, id)
 redis.call('ZREM', delivered, id)
 redis.call('ZADD', running, now, id)
 event('running', ARGV[4])
-local spec = redis.call('HMGET', job, 'request', 'corpus', 'provider', 'params')
-return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
+return {'run', tostring(spec[1]), spec[2], spec[3], spec[4], spec[5]}
 """
 
 # ARGV[4..6] = worker instance, max attempts, claim (START's). Called right before the job
@@ -89,11 +94,10 @@ return {'run', tostring(attempts), spec[1], spec[2], spec[3], spec[4]}
 # worker's to run (swept back to queued, finished elsewhere, claimed by a later delivery,
 # missing).
 BEGIN = _COMMON + """
-if state ~= 'running' or redis.call('HGET', job, 'worker') ~= ARGV[4]
-   or redis.call('HGET', job, 'claim') ~= ARGV[6] then
-  return {state or 'missing'}
-end
-local attempts = tonumber(redis.call('HGET', job, 'attempts'))
+if state ~= 'running' then return {state or 'missing'} end
+local held = redis.call('HMGET', job, 'worker', 'claim', 'attempts')
+if held[1] ~= ARGV[4] or held[2] ~= ARGV[6] then return {state} end
+local attempts = tonumber(held[3])
 if attempts >= tonumber(ARGV[5]) then
   local last = redis.call('HGET', job, 'error')
   if not last or last == '' then
@@ -104,8 +108,8 @@ if attempts >= tonumber(ARGV[5]) then
   close('failed', last)
   return {'failed'}
 end
-attempts = redis.call('HINCRBY', job, 'attempts', 1)
-redis.call('HSET', job, 'begun', now, 'updated', now)
+attempts = attempts + 1
+redis.call('HSET', job, 'attempts', attempts, 'begun', now, 'updated', now)
 return {'run', tostring(attempts)}
 """
 
@@ -120,8 +124,8 @@ return {'run', tostring(attempts)}
 COMPLETE = _COMMON + """
 local audit, by_time, by_corpus, violations = KEYS[8], KEYS[9], KEYS[10], KEYS[11]
 local leaves, log_index = KEYS[12], KEYS[13]
-local old_result = redis.call('GET', result)
-local old_audit = redis.call('GET', audit)
+local old = redis.call('MGET', result, audit)  -- one shard, one slot
+local old_result, old_audit = old[1], old[2]
 local what = nil
 if old_result and old_result ~= ARGV[4] then what = 'result'
 elseif old_audit and old_audit ~= ARGV[5] then what = 'audit' end
@@ -149,8 +153,7 @@ redis.call('ZADD', by_time, 'NX', now, ARGV[6])
 redis.call('ZADD', by_corpus, 'NX', now, ARGV[6])
 if not state then return 'stored' end
 if state == 'done' then return 'already-done' end
-redis.call('HSET', job, 'error', '')
-close('done', '')
+close('done', '', '')
 return 'done'
 """
 
@@ -232,13 +235,21 @@ return 'requeue'
 # (no ledger event: nothing changed state). Returns how many were marked.
 DELIVER = """
 local delivered, now, worker = KEYS[1], ARGV[1], ARGV[2]
-local marked = 0
+local marked, members = 0, {}
+-- One ZADD per 500 marked jobs, not one per job (unpack's stack holds a few thousand).
+local function add()
+  if #members > 0 then redis.call('ZADD', delivered, unpack(members)) end
+  members = {}
+end
 for i = 2, #KEYS do
   if redis.call('HGET', KEYS[i], 'state') == 'queued' then
     redis.call('HSET', KEYS[i], 'worker', worker, 'updated', now)
-    redis.call('ZADD', delivered, now, ARGV[i + 1])
+    members[#members + 1] = now
+    members[#members + 1] = ARGV[i + 1]
     marked = marked + 1
+    if #members == 1000 then add() end
   end
 end
+add()
 return marked
 """

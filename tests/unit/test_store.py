@@ -331,6 +331,19 @@ def test_a_delivery_mark_is_dropped_when_its_job_is_started_or_closed(store: Sto
     assert store.jobs.deliver([job.key, "sha256:" + "9" * 64], "w3") == 0  # failed, missing
 
 
+def test_a_message_of_thousands_of_jobs_is_marked_delivered_whole(store: Store) -> None:
+    # More jobs per shard than one ZADD of the DELIVER script takes (500): every queued one
+    # is marked.
+    jobs = [spec(f"sha256:{i:064x}", str(i)) for i in range(600 * len(store.keys.shards) + 1)]
+    store.jobs.create_many(jobs)
+    store.jobs.start([jobs[0].key], "w0")  # running: not marked
+    assert store.jobs.deliver([j.key for j in jobs], "w1") == len(jobs) - 1
+    marked = [m for shard in store.keys.shards
+              for m in store.client.zrange(shard.jobs_delivered, 0, -1)]
+    assert sorted(marked) == sorted(j.key.encode() for j in jobs[1:])
+    assert {store.jobs.get(j.key).worker for j in jobs[1:]} == {"w1"}
+
+
 def test_requeue_is_refused_when_the_job_moved_on_since_the_sweeper_looked(
         store: Store, clock: Clock) -> None:
     job = spec()
