@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 import orjson  # noqa: E402
 
 from rookhaven import Retriever  # noqa: E402
@@ -106,11 +107,12 @@ def measure(corpus: Path, out: Path, queries: list[Path], engine: str,
     out.write_text(json.dumps(rows))
 
 
-def _prunes(row: Row, at: float, slope: float) -> bool:
-    total = sum(row["lengths"])
-    if row["terms"] > kernel.MAX_PRUNED or total == 0:
-        return False
-    return bool(max(row["lengths"]) >= (at - slope * math.log10(total / row["k"])) * total)
+def _read(files: list[Path]) -> list[Row]:
+    """The rows of ``measure`` files, each plan's lengths as the kernel's rule reads them."""
+    rows = [row for f in files for row in json.loads(f.read_text())]
+    for row in rows:
+        row["lengths"] = np.asarray(row["lengths"], dtype=np.int64)
+    return rows
 
 
 def _columns(rows: list[Row]) -> dict[tuple[str, str, int], list[Row]]:
@@ -121,13 +123,14 @@ def _columns(rows: list[Row]) -> dict[tuple[str, str, int], list[Row]]:
 
 
 def _time(rows: list[Row], at: float, slope: float) -> float:
-    return float(sum(r["pruned_us"] if _prunes(r, at, slope) else r["exhaustive_us"]
+    # The kernel's own rule (kernel._prunes), with the constants under trial.
+    return float(sum(r["pruned_us"] if kernel._prunes(r["lengths"], r["k"], kernel.MAX_PRUNED,
+                                                      at, slope) else r["exhaustive_us"]
                      for r in rows))
 
 
 def fit(files: list[Path], held_out: list[Path]) -> None:
-    rows = [row for f in files for row in json.loads(f.read_text())]
-    columns = _columns(rows)
+    columns = _columns(_read(files))
     old = {c: _time(rs, -1.0, 0.0) for c, rs in columns.items()}  # every plan <= 10 pruned
     found: list[tuple[float, float, float, float]] = []
     for at in (x / 40 for x in range(12, 60)):
@@ -137,7 +140,7 @@ def fit(files: list[Path], held_out: list[Path]) -> None:
     mean, worst, at, slope = min(f for f in found if f[1] <= 1.01)
     print(f"rule: at {at}, slope {slope}: mean {mean:.3f}, worst {worst:.3f} of the old rule's "
           f"time (kernel.PRUNE_SHARE is {kernel.PRUNE_SHARE})")
-    shown = _columns([row for f in held_out for row in json.loads(f.read_text())]) or columns
+    shown = _columns(_read(held_out)) or columns
     if held_out:
         print("  on the held-out files:")
     for column, rs in sorted(shown.items()):

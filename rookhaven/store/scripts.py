@@ -104,8 +104,7 @@ if attempts >= tonumber(ARGV[5]) then
     last = 'began ' .. attempts .. ' time(s) and never finished: its worker process died ' ..
            'each time (killed, out of memory?); ROOKHAVEN_JOB_MAX_ATTEMPTS is ' .. ARGV[5]
   end
-  redis.call('HSET', job, 'error', last)
-  close('failed', last)
+  close('failed', last, last)
   return {'failed'}
 end
 attempts = attempts + 1
@@ -133,9 +132,8 @@ if what then
   redis.call('XADD', violations, '*', 'key', ARGV[6], 'job', id, 'what', what, 'at', now)
   redis.call('HINCRBY', counters, 'integrity_violations', 1)
   if state and state ~= 'done' then
-    redis.call('HSET', job, 'error', 'integrity violation: different ' .. what ..
-               ' bytes offered under ' .. ARGV[6])
-    close('failed', 'integrity violation')
+    close('failed', 'integrity violation',
+          'integrity violation: different ' .. what .. ' bytes offered under ' .. ARGV[6])
   end
   return 'violation:' .. what
 end
@@ -214,8 +212,7 @@ if attempts >= tonumber(ARGV[5]) then
   if not last or last == '' then
     last = 'no result after ' .. attempts .. ' attempts (last: ' .. ARGV[6] .. ')'
   end
-  redis.call('HSET', job, 'error', last)
-  close('failed', last)
+  close('failed', last, last)
   return 'failed'
 end
 redis.call('HSET', job, 'state', 'queued', 'updated', now)

@@ -472,8 +472,8 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
     one = np.int64(1) << wbits
     if exhaustive:
-        # Many terms of small weight (a feedback query): their bounds sum above the cut for
-        # long, so pruning keeps most candidates and costs more than it saves (ADR 0018).
+        # Many terms of small weight (a feedback query, ADR 0018), or no one long list to
+        # skip (ADR 0033): pruning keeps most candidates and costs more than it saves.
         # Every posting is added; the window's matches are scored against the cut.
         for w0 in range(0, n_docs, window):
             w1 = min(w0 + window, n_docs)
