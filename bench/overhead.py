@@ -85,7 +85,10 @@ def _setup(tree: Path, corpus_dir: Path, engine: str, k: int, cold: bool,
     def answer(request: Any) -> bytes:
         if memo is not None:
             memo.clear()
-        return rookhaven.canonical_bytes(retriever.result_data(request))
+        # What a worker stores; a tree from before ``result_bytes`` encodes the plain data.
+        if hasattr(retriever, "result_bytes"):
+            return b"".join(retriever.result_bytes(request))
+        return b"".join(rookhaven.core.canonical.result_bytes(retriever.result_data(request)))
 
     for request in requests:  # fills the cache; warms JIT and tie-key caches
         digest.update(answer(request))

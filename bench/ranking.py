@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import peers  # noqa: E402
 from peers import Search, build_bm25s, build_tantivy  # noqa: E402
 
-from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
+from rookhaven import Document, RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.core.corpus import Corpus  # noqa: E402
 from rookhaven.core.corpusstream import CorpusStream  # noqa: E402
 from rookhaven.errors import CorpusError  # noqa: E402
@@ -78,8 +78,9 @@ def build_rookhaven(documents: Corpus | CorpusStream | list[Document], decompose
                     *, models: bool = True, engine: str = "bm25", cold: bool = False,
                     **params: object) -> Search:
     """Rookhaven's full retrieve: decomposition, ranking, audit record. With ``models``, the
-    validated pydantic result (``Retriever.retrieve``); without, the canonical result bytes
-    a worker stores (``Retriever.result_data`` encoded), ids read back from the plain data."""
+    validated pydantic result (``Retriever.retrieve``), its ids returned; without, the
+    canonical result and audit bytes a worker stores (``Retriever.result_bytes``), for speed
+    runs only: no ids are read back from them (an empty list)."""
     retriever = Retriever(documents, engine, **params)
     memo = getattr(retriever.index, "_feedback", None) if cold else None
 
@@ -89,9 +90,8 @@ def build_rookhaven(documents: Corpus | CorpusStream | list[Document], decompose
         request = RetrievalRequest(query=query, recall_budget=k, decompose=decompose)
         if models:
             return [h.id for h in retriever.retrieve(request).hits]
-        data = retriever.result_data(request)
-        canonical_bytes(data)
-        return [h["id"] for h in data["hits"]]
+        retriever.result_bytes(request)  # what a worker stores; speed runs read no ids back
+        return []
     return search
 
 

@@ -11,14 +11,19 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+import orjson
 
 from ..errors import ConfigError
 from ..models import RetrievalRequest, RetrievalResult
 from .allocate import largest_remainder
+from .canonical import canonical_bytes, result_bytes
+from .compiled import live
 from .corpus import Corpus, as_corpus
 from .corpusstream import CorpusStream, CorpusSummary
 from .decompose import decompose
 from .engines import make_provider
+from .hitlists import IdStrings, contributions, picked
+from .hitlists import hits as encoded_hits
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
 from .rng import CodeUnits, mulberry32
@@ -65,6 +70,9 @@ class Retriever:
         self.config = self.identity.config
         self.config_digest = self.identity.config_digest
         self._engine_data = self.engine.model_dump()
+        # The same for every request: encoded once, for ``result_bytes``.
+        self._engine_bytes = orjson.Fragment(canonical_bytes(self._engine_data))
+        self._config_bytes = orjson.Fragment(canonical_bytes(self.config))
         self._top = self.index if isinstance(self.index, TopKIndex) else None
         # Engines with query expansion (bm25@3) may rank subqueries unexpanded and explain
         # each expansion in the audit; for the others both stay as they were.
@@ -97,10 +105,27 @@ class Retriever:
     def result_data(self, request: RetrievalRequest) -> dict[str, Any]:
         """What ``retrieve`` validates: the result as plain data, with the same canonical bytes.
 
-        For encoding straight away, without a model per hit. Read-only: it shares the
-        retriever's config mapping, and sequences may be tuples where the model has lists.
+        Read-only: it shares the retriever's config mapping, and sequences may be tuples
+        where the model has lists.
         """
+        return self._assemble(request, encoded=False)
+
+    def result_bytes(self, request: RetrievalRequest) -> tuple[bytes, bytes]:
+        """The canonical bytes of the result and of its audit: what a worker stores and a
+        replay compares. The same bytes as ``result_data`` encoded; where the compiled code
+        is live, the hit and contribution lists are written as bytes without a dict each."""
+        return result_bytes(self._assemble(request, encoded=live()))
+
+    @cached_property
+    def _id_strings(self) -> IdStrings:
+        """The ids as JSON strings, from which compiled code writes the hit lists."""
+        return IdStrings(self.corpus.ids)
+
+    def _assemble(self, request: RetrievalRequest, encoded: bool) -> dict[str, Any]:
+        """The result as plain data; with ``encoded``, its hit and contribution lists are
+        ``orjson.Fragment``s of their canonical bytes (for encoding only)."""
         analyzer, ids, scale = self.provider.analyzer, self.corpus.ids, self.provider.scale
+        listed = self._encoded if encoded else self._contributions
         streams = derive_streams(request.seed, request.query)
         keys = TieKeys(streams.ranking, ids, self._id_units)  # each hashed once per request
         parts = decompose(request.query, analyzer, split=request.decompose)
@@ -108,7 +133,9 @@ class Retriever:
                                     mulberry32(streams.allocation))
 
         scores = _ScoreCache(self.index, self._top)
-        whole_terms = tuple(analyzer.terms(request.query))
+        # A query that is its own only piece was tokenized by the decomposition already.
+        whole_terms = next((p.terms for p in parts.parts if p.text == request.query),
+                           None) or tuple(analyzer.terms(request.query))
         unexpanded = scores if self._parts is self.index else _ScoreCache(
             self._parts, self._parts if isinstance(self._parts, TopKIndex) else None)
         best: dict[int, int] = {}
@@ -118,6 +145,7 @@ class Retriever:
         subqueries: list[dict[str, Any]] = []
         explained: dict[tuple[str, ...], dict[str, Any]] = {}
         alone = len(parts.parts) == 1
+        picked_hits: Any = None
         for index, (part, budget) in enumerate(zip(parts.parts, budgets, strict=True)):
             # Under whole-query scope a subquery is expanded only if it is the whole query.
             expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
@@ -130,9 +158,14 @@ class Retriever:
                 if score > best.get(ordinal, 0):  # scores are positive
                     best[ordinal] = score
                 sources[ordinal] = (*sources.get(ordinal, ()), index)
+            contributed: Any
+            if encoded and alone:  # its hits are likely these picks: both lists at once
+                contributed, picked_hits = picked(self._id_strings, *picks, scale)
+            else:
+                contributed = listed(picks)
             subquery = {
                 "text": part.text, "terms": list(part.distinct), "weight": part.weight,
-                "budget": budget, "contributed": self._contributions(picks),
+                "budget": budget, "contributed": contributed,
             }
             if self._explain is not None and expanded:
                 self._explained(subquery, part.terms, explained)
@@ -150,24 +183,33 @@ class Retriever:
             whole = alone and expanded and tuple(part.terms) == whole_terms
             order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
                                                  picks if alone else None, whole)
+        hits: Any
         if alone and order is picks[0]:
             # The picks in their own order (the merge returns that list itself only when
             # their scores are the ones shown): each hit is its contribution, ranked.
-            hits = [{"id": c["id"], "rank": r, "score": c["score"], "subqueries": (0,)}
-                    for r, c in enumerate(subqueries[0]["contributed"][: request.recall_budget],
-                                          start=1)]
+            hits = picked_hits if encoded else [
+                {"id": c["id"], "rank": r, "score": c["score"], "subqueries": (0,)}
+                for r, c in enumerate(subqueries[0]["contributed"][: request.recall_budget],
+                                      start=1)]
         else:
-            hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
-                     "subqueries": sources.get(o, ())}
-                    for r, o in enumerate(order[: request.recall_budget], start=1)]
+            ranked_ords = order[: request.recall_budget]
+            if encoded:
+                hits = encoded_hits(self._id_strings, ranked_ords,
+                                    [shown[o] for o in ranked_ords], scale,
+                                    [sources.get(o, ()) for o in ranked_ords])
+            else:
+                hits = [{"id": ids[o], "rank": r, "score": shown[o] / scale,
+                         "subqueries": sources.get(o, ())}
+                        for r, o in enumerate(ranked_ords, start=1)]
         audit = {
             "seed": request.seed, "query": request.query,
             "recall_budget": request.recall_budget, "decompose": request.decompose,
             "subqueries": subqueries,
             "dropped": [{"text": t, "reason": r} for t, r in parts.dropped],
-            "backfill": self._contributions(backfill), "streams": streams.as_dict(),
+            "backfill": listed(backfill), "streams": streams.as_dict(),
             "corpus_digest": self.corpus.digest, "corpus_size": len(self.corpus),
-            "engine": self._engine_data, "config": self.config,
+            "engine": self._engine_bytes if encoded else self._engine_data,
+            "config": self._config_bytes if encoded else self.config,
             "config_digest": self.config_digest,
         }
         if self._explain is not None and parts.parts:
@@ -193,6 +235,10 @@ class Retriever:
     def _contributions(self, picks: Picks) -> list[dict[str, Any]]:
         ids, scale = self.corpus.ids, self.provider.scale
         return [{"id": ids[o], "score": s / scale} for o, s in zip(*picks, strict=True)]
+
+    def _encoded(self, picks: Picks) -> Any:
+        """``_contributions``'s canonical bytes, as a fragment."""
+        return contributions(self._id_strings, *picks, self.provider.scale)
 
     def _merge(self, request: RetrievalRequest, whole_terms: tuple[str, ...],
                best: dict[int, int], keys: TieKeys, scores: _ScoreCache,

@@ -34,7 +34,7 @@ class TieKeys:
     With ``units`` (the ids' code units, in ordinal order) a compiled ranking hashes the
     ids it needs itself (``top_k``); what it hashed is remembered here all the same."""
 
-    __slots__ = ("_ids", "_known", "prefix", "seed", "units")
+    __slots__ = ("_ids", "_known", "_prefix", "seed", "units")
 
     def __init__(self, ranking_seed: int, ids: Sequence[str],
                  units: CodeUnits | None = None) -> None:
@@ -42,8 +42,15 @@ class TieKeys:
         self._ids = ids
         self._known: dict[int, int] = {}
         self.units = units
-        # ``streams.tie_key``'s prefix, as code units.
-        self.prefix = prefix_units(f"{ranking_seed:08x}\x00") if units is not None else None
+        self._prefix: npt.NDArray[np.uint16] | None = None
+
+    @property
+    def prefix(self) -> npt.NDArray[np.uint16]:
+        """``streams.tie_key``'s prefix as code units, for the compiled ranking; made on first
+        use (most top-10 cuts rank in Python and never need it)."""
+        if self._prefix is None:
+            self._prefix = prefix_units(f"{self.seed:08x}\x00")
+        return self._prefix
 
     def of(self, ords: list[int]) -> dict[int, int]:
         """A mapping holding (at least) the tie key of every ordinal in ``ords``."""
@@ -63,10 +70,10 @@ def ranked(ords: list[int], units: list[int], keys: TieKeys) -> Picks:
     """``ords`` and their scores in the total order: score descending, seeded tie key,
     ordinal. Plain lists of ints in and out, so ranking allocates no tuple per document."""
     n = len(units)
-    shared = Counter(units)
-    if len(shared) == n:  # no two scores equal: the score alone orders them
+    if len(set(units)) == n:  # no two scores equal: the score alone orders them
         order = sorted(range(n), key=units.__getitem__, reverse=True)
     else:
+        shared = Counter(units)
         tie = keys.of([o for o, u in zip(ords, units, strict=True) if shared[u] > 1])
         # Stable sorts, least significant key first: ordinal, tie key, then score
         # descending (a reverse sort keeps equal items in order). A tie key is only

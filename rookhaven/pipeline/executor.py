@@ -13,7 +13,6 @@ import time
 from collections.abc import Sequence
 
 from ..config import Settings
-from ..core.canonical import result_bytes
 from ..core.engines import engine_ref
 from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
@@ -164,7 +163,7 @@ class Executor:
         (unless the caller has: ``key_checked``)."""
         retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
         if key_checked:
-            return result_bytes(retriever.result_data(spec.request))
+            return retriever.result_bytes(spec.request)
         key = result_key(spec.request, spec.corpus_digest, retriever.identity)
         if key != spec.key:
             raise EngineMismatchError(
@@ -174,9 +173,9 @@ class Executor:
                 f"{retriever.config_digest}); resubmit it, with submitters and workers on "
                 "one version"
             )
-        # Plain data straight to bytes: the same bytes as the validated model gives
+        # Straight to bytes: the same bytes as the validated model gives
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
-        return result_bytes(retriever.result_data(spec.request))
+        return retriever.result_bytes(spec.request)
 
     def _fail(self, job_id: str, exc: BaseException, *, permanent: bool,
               detail: str | None = None) -> str:

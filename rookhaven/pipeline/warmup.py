@@ -38,7 +38,7 @@ def warm_up(engines: Iterable[str]) -> float:
         retriever = Retriever(documents, engine)
         for request in requests:
             for budget in BUDGETS:
-                retriever.result_data(request.model_copy(update={"recall_budget": budget}))
+                retriever.result_bytes(request.model_copy(update={"recall_budget": budget}))
     return time.perf_counter() - started
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ..config import Settings
-from ..core.canonical import canonical_bytes, embeds, result_bytes
+from ..core.canonical import canonical_bytes, embeds
 from ..core.engines import EngineSpec, engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
@@ -141,7 +141,7 @@ class Replayer:
             return Verdict(**base, outcome="wrong-key", where="result key",
                            detail=f"its recipe gives the key {recomputed}: these bytes were "
                                   "stored under another result's key")
-        result, replayed_audit = result_bytes(retriever.result_data(recipe.request))
+        result, replayed_audit = retriever.result_bytes(recipe.request)
         if result == stored and replayed_audit == stored_audit:
             # Validated, not model_construct: pydantic-core checks these five strings in
             # 1.5 us, model_construct's Python loop 6 (a replay spends ~70 us beside the engine).

@@ -10,7 +10,6 @@ import pytest
 
 from rookhaven import RetrievalRequest, Retriever
 from rookhaven.core import compiled
-from rookhaven.core.canonical import result_bytes
 from rookhaven.sampledata import sample_corpus, sample_requests
 from tests.kernels import KERNELS
 
@@ -32,7 +31,7 @@ def _results(engine: str) -> list[bytes]:
     requests = [r.model_copy(update={"recall_budget": b})
                 for r in sample_requests() for b in (10, 100)]
     requests.append(RetrievalRequest(query="crane", recallBudget=100, seed="wide"))
-    return [b"".join(result_bytes(retriever.result_data(r))) for r in requests]
+    return [b"".join(retriever.result_bytes(r)) for r in requests]
 
 
 @pytest.mark.parametrize("engine", ["bm25@2", "bm25@3", "bm25@4"])

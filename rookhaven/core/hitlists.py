@@ -1,0 +1,209 @@
+"""The canonical bytes of a result's hit and contribution lists, written by compiled code.
+
+A top-100 result holds some 200 small objects (its hits, and the contributions its audit
+lists). Built as dicts and then encoded they cost more than everything else a request does
+outside the kernel (docs/ranking.md, ADR 0034). Here the corpus's ids are JSON-encoded once,
+end to end (``IdStrings``), the scores are written by orjson (the shortest round-trip form
+that canonical bytes use), and a compiled loop copies both into a list's bytes, which
+``orjson.Fragment`` places in the result as they are.
+
+The bytes equal orjson's encoding of the same lists as plain data (keys sorted, no spaces):
+``Retriever.result_data`` is the reference, and the tests hold the two to each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import accumulate, chain
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from .compiled import njit
+
+_QUOTE, _BACKSLASH = 34, 92
+# The parts of each object, keys in sorted order as canonical bytes write them.
+_ID = np.frombuffer(b'{"id":', dtype=np.uint8)
+_RANK = np.frombuffer(b',"rank":', dtype=np.uint8)
+_SCORE = np.frombuffer(b',"score":', dtype=np.uint8)
+_SUBQUERIES = np.frombuffer(b',"subqueries":[', dtype=np.uint8)
+
+
+def _string_offsets(blob: Any, n: int) -> Any:
+    """Where each of the ``n`` strings of the JSON array ``blob`` starts; entry ``n`` is one
+    past the closing bracket, so string ``i`` spans ``offsets[i]:offsets[i + 1] - 1``."""
+    offsets = np.empty(n + 1, dtype=np.int64)
+    p = 1  # past '['
+    for i in range(n):
+        offsets[i] = p
+        p += 1  # the opening quote
+        while blob[p] != _QUOTE:
+            # A backslash escapes the byte after it; UTF-8's multi-byte sequences hold
+            # neither a quote nor a backslash.
+            p += 2 if blob[p] == _BACKSLASH else 1
+        p += 2  # the closing quote, and the ',' or ']' after it
+    offsets[n] = p
+    return offsets
+
+
+# Indices are cast to unsigned where the loops read and write: numba wraps a negative
+# signed index as Python does, a compare per access (core.providers.kernel, ADR 0020).
+def _put(out: Any, p: int, part: Any) -> int:
+    for i in range(len(part)):
+        out[np.uint64(p + i)] = part[np.uint64(i)]
+    return p + len(part)
+
+
+def _put_int(out: Any, p: int, value: int) -> int:
+    """``value`` (>= 0) in decimal at ``out[p:]``; returns the end."""
+    digits = 1
+    rest = value // 10
+    while rest > 0:
+        digits += 1
+        rest //= 10
+    for i in range(digits - 1, -1, -1):
+        out[np.uint64(p + i)] = 48 + value % 10
+        value //= 10
+    return p + digits
+
+
+def _write(out: Any, p: int, blob: Any, offsets: Any, ords: Any, scores: Any, hits: bool,
+           subs: Any, sub_offsets: Any) -> int:
+    """The JSON array of one object per ordinal of ``ords`` at ``out[p:]``: its id, its
+    score (the ``i``-th number of the JSON array ``scores``), and for ``hits`` its rank
+    (from 1) and its subqueries (``subs[sub_offsets[i]:sub_offsets[i + 1]]``, or [0] for
+    every hit if ``sub_offsets`` is empty). Returns the end."""
+    out[np.uint64(p)] = 91  # '['
+    p, s = p + 1, 1  # past each array's '['
+    for i in range(len(ords)):
+        if i > 0:
+            out[np.uint64(p)] = 44  # ','
+            p += 1
+        p = _put(out, p, _ID)
+        o = np.uint64(ords[i])
+        start, end = offsets[o], offsets[o + np.uint64(1)] - 1
+        for j in range(start, end):
+            out[np.uint64(p)] = blob[np.uint64(j)]
+            p += 1
+        if hits:
+            p = _put(out, p, _RANK)
+            p = _put_int(out, p, i + 1)
+        p = _put(out, p, _SCORE)
+        while True:  # to the ',' or ']' after the number
+            c = scores[np.uint64(s)]
+            s += 1
+            if c == 44 or c == 93:
+                break
+            out[np.uint64(p)] = c
+            p += 1
+        if hits:
+            p = _put(out, p, _SUBQUERIES)
+            if len(sub_offsets) == 0:
+                out[np.uint64(p)] = 48  # '0'
+                p += 1
+            else:
+                for j in range(sub_offsets[i], sub_offsets[i + 1]):
+                    if j > sub_offsets[i]:
+                        out[np.uint64(p)] = 44
+                        p += 1
+                    p = _put_int(out, p, subs[j])
+            out[np.uint64(p)] = 93  # ']'
+            p += 1
+        out[np.uint64(p)] = 125  # '}'
+        p += 1
+    out[np.uint64(p)] = 93
+    return p + 1
+
+
+def _lists(blob: Any, offsets: Any, ords: Any, scores: Any, contributions: bool, hits: bool,
+           subs: Any, sub_offsets: Any) -> Any:
+    """The contributions' array (if ``contributions``) then the hits' (if ``hits``) of the
+    same documents, end to end (``_write``); and where the second begins."""
+    size = 2 * (2 + len(scores))
+    for i in range(len(ords)):
+        # Per list: the id, the keys and the closing brace; for a hit, its rank (at most 20
+        # digits) and its subqueries (each at most 20 digits and a comma) in brackets.
+        one = offsets[ords[i] + 1] - 1 - offsets[ords[i]] + len(_ID) + len(_SCORE) + 1
+        size += 2 * one + len(_RANK) + 20 + len(_SUBQUERIES) + 1 + 21
+        if len(sub_offsets) > 0:
+            size += 21 * (sub_offsets[i + 1] - sub_offsets[i])
+    out = np.empty(size, dtype=np.uint8)
+    split = 0
+    if contributions:
+        split = _write(out, 0, blob, offsets, ords, scores, False, subs, sub_offsets)
+    end = split
+    if hits:
+        end = _write(out, split, blob, offsets, ords, scores, True, subs, sub_offsets)
+    return out[:end], split
+
+
+if njit is not None:
+    _put = njit(cache=True, nogil=True, inline="always")(_put)
+    _put_int = njit(cache=True, nogil=True, inline="always")(_put_int)
+    _write = njit(cache=True, nogil=True)(_write)
+    _LISTS: Any = njit(cache=True, nogil=True)(_lists)
+    _STRING_OFFSETS: Any = njit(cache=True, nogil=True)(_string_offsets)
+else:  # pragma: no cover - exercised where numba is absent
+    _LISTS = _STRING_OFFSETS = None
+
+
+class IdStrings:
+    """A corpus's ids as JSON strings laid end to end, found by ordinal, for ``objects``."""
+
+    __slots__ = ("blob", "offsets")
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        assert _STRING_OFFSETS is not None, "compiled lists need numba"
+        self.blob: npt.NDArray[np.uint8] = np.frombuffer(orjson.dumps(list(ids)),
+                                                         dtype=np.uint8)
+        self.offsets: npt.NDArray[np.int64] = _STRING_OFFSETS(self.blob, len(ids))
+
+
+_NO_SUBS = np.zeros(0, dtype=np.int64)
+_EMPTY = orjson.Fragment(b"[]")
+
+
+def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale: int,
+            contributions: bool, hits: bool, subqueries: Sequence[Sequence[int]] | None,
+            ) -> tuple[orjson.Fragment, orjson.Fragment]:
+    assert _LISTS is not None, "compiled lists need numba"
+    if not units:
+        return _EMPTY, _EMPTY
+    # The same division as the plain path's, written by the same orjson: the same bytes.
+    written = orjson.dumps([u / scale for u in units])
+    if b"null" in written:  # orjson's word for a non-finite float, which canonical refuses
+        raise ValueError("a non-finite score has no canonical encoding")
+    scores = np.frombuffer(written, dtype=np.uint8)
+    if subqueries is not None:
+        sub_offsets = np.fromiter(accumulate(map(len, subqueries), initial=0),
+                                  dtype=np.int64, count=len(subqueries) + 1)
+        subs = np.fromiter(chain.from_iterable(subqueries), dtype=np.int64,
+                           count=int(sub_offsets[-1]))
+    else:
+        sub_offsets = subs = _NO_SUBS
+    encoded, split = _LISTS(strings.blob, strings.offsets,
+                            np.fromiter(ords, np.int64, len(ords)), scores, contributions,
+                            hits, subs, sub_offsets)
+    return orjson.Fragment(encoded[:split].tobytes()), orjson.Fragment(encoded[split:].tobytes())
+
+
+def contributions(strings: IdStrings, ords: Sequence[int], units: Sequence[int],
+                  scale: int) -> orjson.Fragment:
+    """The canonical bytes of ``[{"id": ids[o], "score": u / scale}, ...]``."""
+    return _encode(strings, ords, units, scale, True, False, None)[0]
+
+
+def hits(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale: int,
+         subqueries: Sequence[Sequence[int]]) -> orjson.Fragment:
+    """The canonical bytes of the hits ``[{"id", "rank", "score", "subqueries"}, ...]``,
+    ranked from 1 in the order given; ``subqueries[i]`` the i-th's."""
+    return _encode(strings, ords, units, scale, False, True, subqueries)[1]
+
+
+def picked(strings: IdStrings, ords: Sequence[int], units: Sequence[int],
+           scale: int) -> tuple[orjson.Fragment, orjson.Fragment]:
+    """A one-part query's picks, ranked: their contributions and, the same documents, the
+    hits (each from subquery 0), in one pass."""
+    return _encode(strings, ords, units, scale, True, True, None)

@@ -1,0 +1,80 @@
+"""The hit and contribution lists written by compiled code are the plain path's bytes.
+
+``Retriever.result_bytes`` writes the lists with ``core.hitlists`` where the kernels are
+live; ``result_data`` builds them as dicts, and orjson encodes those. Ids are drawn from
+characters JSON escapes (quotes, backslashes, controls, U+2028), non-ASCII and astral ones,
+and queries split into parts, overlap, backfill and tie, so every branch of the merge
+writes its lists both ways.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
+from rookhaven.core import compiled, hitlists
+from rookhaven.core.canonical import result_bytes
+from rookhaven.sampledata import sample_corpus, sample_requests
+
+pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
+
+ID_CHARS = st.sampled_from(['"', "\\", "\n", "\x00", "\x1f", "\x7f", "\u2028", "/", ",", "]",
+                            "é", "日", "😀", "n", "u", "l", "a", "7", " "])
+IDS = st.lists(st.text(ID_CHARS, min_size=1, max_size=6), min_size=1, max_size=24, unique=True)
+WORDS = ["crane", "berth", "tide", "pilot", "vessel", "cargo", "quay", "reefer"]
+CONNECTORS = [" and ", ", ", " or ", "; ", " "]
+
+
+@given(ids=IDS)
+def test_each_id_is_found_as_orjson_writes_it(ids: list[str]) -> None:
+    strings = hitlists.IdStrings(ids)
+    for i, id_ in enumerate(ids):
+        start, end = strings.offsets[i], strings.offsets[i + 1] - 1
+        assert strings.blob[start:end].tobytes() == orjson.dumps(id_)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=IDS, data=st.data())
+def test_result_bytes_are_the_plain_results_bytes(ids: list[str], data: st.DataObject) -> None:
+    texts = data.draw(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5),
+                               min_size=len(ids), max_size=len(ids)))
+    engine = data.draw(st.sampled_from(["bm25@2", "bm25@3", "bm25@4", "tfcosine@1"]))
+    retriever = Retriever([Document(id=i, text=" ".join(t))
+                           for i, t in zip(ids, texts, strict=True)], engine)
+    for _ in range(4):
+        words = data.draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5))
+        query = words[0] + "".join(data.draw(st.sampled_from(CONNECTORS)) + w
+                                   for w in words[1:])
+        request = RetrievalRequest(query=query, recall_budget=data.draw(st.integers(1, 30)),
+                                   seed=data.draw(st.text("ab", max_size=3)),
+                                   decompose=data.draw(st.booleans()))
+        plain = result_bytes(retriever.result_data(request))
+        assert retriever.result_bytes(request) == plain
+        assert plain[0] == canonical_bytes(retriever.retrieve(request))
+
+
+@pytest.mark.parametrize("engine", ["bm25@2", "bm25@3", "tfcosine@1"])
+def test_the_sample_gives_the_same_bytes_both_ways(engine: str) -> None:
+    retriever = Retriever(sample_corpus(), engine)
+    for request in sample_requests():
+        for budget in (1, 10, 100):
+            one = request.model_copy(update={"recall_budget": budget})
+            assert retriever.result_bytes(one) == result_bytes(retriever.result_data(one))
+
+
+def test_an_empty_list_is_an_empty_array() -> None:
+    strings = hitlists.IdStrings(["a"])
+    assert orjson.dumps(hitlists.contributions(strings, [], [], 2)) == b"[]"
+    assert orjson.dumps(hitlists.picked(strings, [], [], 2)) == b"[[],[]]"
+
+
+def test_hits_name_their_subqueries_and_ranks() -> None:
+    strings = hitlists.IdStrings(["x", 'q"'])
+    written = hitlists.hits(strings, [1, 0], [6, 3], 4, [(0, 12), ()])
+    assert orjson.loads(orjson.dumps(written)) == [
+        {"id": 'q"', "rank": 1, "score": 1.5, "subqueries": [0, 12]},
+        {"id": "x", "rank": 2, "score": 0.75, "subqueries": []},
+    ]
