@@ -150,7 +150,8 @@ else:  # pragma: no cover - exercised where numba is absent
 
 
 class IdStrings:
-    """A corpus's ids as JSON strings laid end to end, found by ordinal, for ``objects``."""
+    """A corpus's ids as JSON strings laid end to end, found by ordinal, for the writers
+    below (``contributions``, ``hits``, ``picked``)."""
 
     __slots__ = ("blob", "offsets")
 
@@ -168,6 +169,7 @@ _EMPTY = orjson.Fragment(b"[]")
 def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale: int,
             contributions: bool, hits: bool, subqueries: Sequence[Sequence[int]] | None,
             ) -> tuple[orjson.Fragment, orjson.Fragment]:
+    """The contributions' and the hits' fragments (an unasked one empty) of ``ords``."""
     assert _LISTS is not None, "compiled lists need numba"
     if not units:
         return _EMPTY, _EMPTY
