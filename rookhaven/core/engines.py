@@ -176,9 +176,10 @@ _BY_LABEL: Mapping[tuple[str, str], EngineSpec] = {
     (spec.name, f"{CORE_VERSION}.{spec.version}"): spec for spec in ENGINES}
 
 
-def engine_of(label: Mapping[str, Any]) -> EngineSpec | None:
-    """The installed engine whose audits record ``label`` (``{"name", "version"}``), if any."""
-    if set(label) != {"name", "version"}:
+def engine_of(label: Any) -> EngineSpec | None:
+    """The installed engine whose audits record ``label`` (``{"name", "version"}``), if any;
+    None for anything else a stored audit may hold there."""
+    if not isinstance(label, Mapping) or set(label) != {"name", "version"}:
         return None
     name, version = label["name"], label["version"]
     if not isinstance(name, str) or not isinstance(version, str):

@@ -241,3 +241,46 @@ def test_a_store_wide_alarm_gets_its_error_line_like_every_other_alarm(
         run = verifier(pipeline).run(Selection(all=True))
     logged = [r.__dict__.get("outcome") for r in caplog.records if r.levelname == "ERROR"]
     assert logged == [v.outcome for v in run.verdicts if v.alarm] == ["results-missing"]
+
+
+def test_a_page_of_every_outcome_gives_each_key_its_own_verdict_in_order(
+        pipeline: Pipeline) -> None:
+    # A page is replayed in passes (recipes, engine calls, comparisons): each verdict must
+    # still be its own key's, in the keys' order, as when the keys are replayed one by one.
+    extra = [RetrievalRequest(query=f"crane {i} and tide {i % 3}", seed=f"x{i}")
+             for i in range(6)]
+    refs = pipeline.submit_many(extra, "port")
+    Executor(pipeline.store, pipeline.settings).run([r.job_id for r in refs], "w")
+    stored = keys(pipeline)
+    tampered, swapped, gone = stored[1], stored[4], stored[7]
+    client, k = pipeline.store.client, pipeline.store.keys
+    data = client.get(k.result(tampered))
+    at = data.index(b'"rank":1')
+    client.set(k.result(tampered), data[:at] + b'"rank":7' + data[at + 8:])
+    client.set(k.result(swapped), client.get(k.result(stored[5])))
+    client.set(k.audit(swapped), client.get(k.audit(stored[5])))
+    client.delete(k.result(gone))
+    order = [*stored, "sha256:" + "1" * 64]
+    replayer = Replayer(pipeline.store, pipeline.settings)
+    paged = list(replayer.replay_many(order, page=len(order)))
+    alone = [replayer.replay(key) for key in order]
+    assert [v.key for v in paged] == order
+    assert paged == alone
+    outcomes = {v.key: v.outcome for v in paged}
+    assert (outcomes[tampered], outcomes[swapped], outcomes[gone], outcomes[order[-1]]) == (
+        "mismatch", "wrong-key", "missing-result", "missing-result")
+    assert [o for key, o in outcomes.items() if key not in (tampered, swapped, gone,
+                                                           order[-1])] == ["match"] * 7
+
+
+def test_an_audit_naming_its_engine_by_a_list_is_an_alarm_not_a_crash(
+        pipeline: Pipeline) -> None:
+    key = keys(pipeline)[0]
+    client, k = pipeline.store.client, pipeline.store.keys
+    audit = orjson.loads(client.get(k.audit(key)))
+    result = orjson.loads(client.get(k.result(key)))
+    audit["engine"] = result["audit"]["engine"] = [{"name": "bm25"}]
+    client.set(k.audit(key), canonical_bytes(audit))
+    client.set(k.result(key), canonical_bytes(result))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
+    assert (verdict.outcome, verdict.alarm) == ("unreplayable", True)
