@@ -17,6 +17,7 @@ from ..errors import ConfigError, UnknownProviderError
 from ..models import Engine
 from .analyzer import STEMMERS, Analyzer
 from .identity import CORE_VERSION
+from .parameters import check
 from .providers.base import ScoringProvider
 from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
 from .providers.bm25prf import Bm25PrfProvider
@@ -79,6 +80,8 @@ class EngineSpec:
         if unknown:
             raise ConfigError(f"{self.ref} has no parameter(s) {', '.join(unknown)}; it "
                               f"accepts {', '.join(self.parameters())}")
+        check(self.ref, self.provider, params,
+              ANALYZER_PARAMS + tuple(n for n, _ in self.analysis))
         analyzer = Analyzer(stopwords=params.pop("stopwords", "english-v1"),
                             stemmer=params.pop("stemmer", self.default_stemmer),
                             unicode=self.unicode, record_pins=self.records_pins,
@@ -157,8 +160,8 @@ DEFAULT_VERSIONS: Mapping[str, str] = {spec.name: spec.version for spec in ENGIN
 
 def engine_spec(ref: str) -> EngineSpec:
     """The engine ``ref`` names: ``name@version``, or ``name`` for its default version."""
-    name, _, version = ref.partition("@")
-    spec = BY_REF.get(f"{name}@{version or DEFAULT_VERSIONS.get(name, '')}")
+    name, at, version = ref.partition("@")
+    spec = BY_REF.get(f"{name}@{version or ('' if at else DEFAULT_VERSIONS.get(name, ''))}")
     if spec is None:
         known = ", ".join([*BY_REF, *DEFAULT_VERSIONS])
         raise UnknownProviderError(f"unknown engine {ref!r}; choose one of: {known}")
