@@ -27,6 +27,17 @@ def positive_int(raw: str) -> int:
     return value
 
 
+def count(raw: str) -> int:
+    """An argparse type: a whole number >= 0."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {value}")
+    return value
+
+
 def seconds(*, zero: bool = False, maximum: float = WEEK) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds, > 0 (or >= 0 with ``zero``), at most
     ``maximum``. NaN is refused too: every comparison with it is false, so a wait on it
@@ -47,6 +58,18 @@ def seconds(*, zero: bool = False, maximum: float = WEEK) -> Callable[[str], flo
 
 
 positive_seconds = seconds()
+
+def output_file(raw: str) -> Path:
+    """An argparse type: a file the command will write, checked before any work is done:
+    its directory must exist and it must not be a directory itself."""
+    path = Path(raw)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{shown(raw)} is a directory; name a file in it")
+    if not path.resolve().parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"the directory of {shown(raw)} does not exist; create it or name another file")
+    return path
+
 
 def result_key(raw: str) -> str:
     """An argparse type: a result key (also a job id), ``sha256:`` and 64 lowercase hex

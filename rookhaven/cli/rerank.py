@@ -19,12 +19,13 @@ import orjson
 
 from ..config import Settings
 from ..core.canonical import canonical_bytes
+from ..core.engines import engine_spec
 from ..errors import InputError
 from ..pipeline import Pipeline, open_pipeline
 from ..pipeline.inline import inline_pipeline
 from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
 from ..store import Store
-from .options import moment, positive_int, positive_seconds
+from .options import moment, output_file, positive_int, positive_seconds
 from .requestfile import Defaults, read_requests
 
 
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> None:
                         help="target provider parameter, VALUE as JSON (repeatable)")
     parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
     parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
-    parser.add_argument("--out", type=Path, help="report file (default: RUN_ID.jsonl; with "
+    parser.add_argument("--out", type=output_file, help="report file (default: RUN_ID.jsonl; with "
                         "--resume, the file the run started with)")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
     parser.add_argument("--wait-timeout", type=positive_seconds, default=600.0,
@@ -69,9 +70,18 @@ def _param(raw: str) -> tuple[str, Any]:
 
 def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
     store = pipeline.store
+    params = dict(_param(p) for p in args.param)
+    provider = args.target_provider
+    if provider is not None:
+        # Checked before the run is recorded: an unknown engine or a parameter it cannot
+        # take is the caller's one-line error, not a run that fails.
+        engine_spec(provider).build(**params)
+    elif params:
+        raise InputError("--param sets the target engine's parameters; name it with "
+                         "--to-engine or --provider")
     target = store.corpora.resolve(args.to_corpus) if args.to_corpus else None
-    common = {"target_corpus": target, "provider": args.target_provider,
-              "params": dict(_param(p) for p in args.param), "chunk": args.chunk}
+    common = {"target_corpus": target, "provider": provider, "params": params,
+              "chunk": args.chunk}
     if args.requests is not None:
         # The file is read as ``submit --requests`` reads it (every line checked first); a
         # line's engine is the one it was first run with, else ROOKHAVEN_ENGINE.
@@ -136,8 +146,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     rows = reranker.run(run_id, progress=ProgressLine())
     summary = summarize(run_id, rows)
     pipeline.store.reranks.set_summary(run_id, canonical_bytes(summary))
-    with out.open("wb") as handle:
-        for row in rows:
-            handle.write(canonical_bytes(row) + b"\n")
+    try:
+        with out.open("wb") as handle:
+            for row in rows:
+                handle.write(canonical_bytes(row) + b"\n")
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write the report ({exc.strerror}); the run's rows "
+                         f"are stored: `rookhaven rerank --resume {run_id} --out FILE` "
+                         "writes them elsewhere") from None
     print(summary_text(summary, out))
     return 0 if summary.failed == 0 else 1

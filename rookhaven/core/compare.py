@@ -24,15 +24,23 @@ class RankingChange:
     rbo: float
 
     @property
+    def depth(self) -> int:
+        """How deep the two rankings were compared: the longer of the two, at most k."""
+        return self.overlap + max(len(self.lost), len(self.gained))
+
+    @property
     def overlap_at_k(self) -> float:
-        return self.overlap / self.k if self.k else 1.0
+        """The share of the compared depth both rankings hold: two identical lists shorter
+        than k (a query few documents match) overlap fully, not by their share of k."""
+        return self.overlap / self.depth if self.depth else 1.0
 
     @property
     def unchanged(self) -> bool:
         return not self.gained and not self.lost and not any(self.displacement.values())
 
     def as_dict(self) -> dict[str, object]:
-        return {"k": self.k, "overlap": self.overlap, "overlap_at_k": self.overlap_at_k,
+        return {"k": self.k, "depth": self.depth, "overlap": self.overlap,
+                "overlap_at_k": self.overlap_at_k,
                 "gained": list(self.gained), "lost": list(self.lost),
                 "displacement": dict(sorted(self.displacement.items())),
                 "max_displacement": max(map(abs, self.displacement.values()), default=0),

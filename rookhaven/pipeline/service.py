@@ -99,12 +99,14 @@ class Pipeline:
         return self.submit_many([request], corpus, provider, params)[0]
 
     def submit_many(self, requests: Sequence[RetrievalRequest], corpus: str = "latest",
-                    provider: str | None = None,
-                    params: dict[str, Any] | None = None) -> list[JobRef]:
+                    provider: str | None = None, params: dict[str, Any] | None = None,
+                    *, rerank: bool = False) -> list[JobRef]:
         """``submit`` for many requests over one corpus; new jobs go out in batch messages.
 
         Recorded and sent a batch at a time, so workers start on the first batch while the
-        rest is recorded; every job's record is written before its message."""
+        rest is recorded; every job's record is written before its message. With ``rerank``
+        (a re-ranking run's comparisons) the jobs it creates are noted as made for a
+        comparison, not served; anyone else's submission of a job makes it history."""
         digest = self.store.corpora.resolve(corpus)
         specs = [self.spec(r, digest, provider, params) for r in requests]
         size = self.settings.batch_size
@@ -112,6 +114,12 @@ class Pipeline:
         for at in range(0, len(specs), size):
             batch = specs[at: at + size]
             answered = self.store.jobs.create_many(batch)
+            if rerank:
+                self.store.reranks.made([s.key for s, v in zip(batch, answered, strict=True)
+                                         if v == "new"])
+            else:
+                self.store.reranks.asked([s.key for s, v in zip(batch, answered, strict=True)
+                                          if v != "new"])
             # A submission is answered only once the job records would survive a failover.
             self.store.replication.confirm(f"recording {len(batch)} job(s)")
             self.dispatcher.send(list(dict.fromkeys(

@@ -91,7 +91,7 @@ class Reranker:
             groups.setdefault((corpus, provider, canonical_bytes(chosen)), []).append(i)
         for (corpus, provider, encoded), members in groups.items():
             made = self.pipeline.submit_many([items[i].request for i in members], corpus,
-                                             provider, orjson.loads(encoded))
+                                             provider, orjson.loads(encoded), rerank=True)
             for i, ref in zip(members, made, strict=True):
                 refs[i] = ref
         return refs

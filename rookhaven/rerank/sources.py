@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -29,9 +31,16 @@ class Historical:
 
 def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
     """The stored results ``spec`` selects, oldest first, and how many had no complete recipe
-    (no job record, and an audit that keeps some parameter only as a digest)."""
+    (no job record, and an audit that keeps some parameter only as a digest). Results that
+    only a re-ranking run asked for are not history: they were made for its comparison."""
     corpus = store.corpora.resolve(spec.corpus) if spec.corpus else None
-    keys = [k for k, _ in store.audits.scan(corpus=corpus, since=spec.since, until=spec.until)]
+    keys: list[str] = []
+    for page in _pages((k for k, _ in store.audits.scan(corpus=corpus, since=spec.since,
+                                                        until=spec.until)), 1000):
+        keys += [k for k, made in zip(page, store.reranks.only_made(page), strict=True)
+                 if not made]
+        if spec.limit is not None and len(keys) >= spec.limit:
+            break
     if spec.limit is not None:
         keys = keys[: spec.limit]
     found: list[Historical] = []
@@ -52,6 +61,11 @@ def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
                                     provider=recipe.engine.ref, params=recipe.params,
                                     old_key=key))
     return found, skipped
+
+
+def _pages(items: Iterator[str], size: int) -> Iterator[list[str]]:
+    while page := list(islice(items, size)):
+        yield page
 
 
 def from_requests(store: Store, spec: RerankSpec, default_provider: str) -> list[Historical]:

@@ -237,6 +237,12 @@ class Keys:
         """Hash: a re-ranking run's spec, total, chunk count and summary."""
         return f"{self.prefix}:rerank:{run_id}"
 
+    @property
+    def reranks_made(self) -> str:
+        """Set: result keys a re-ranking run made and nobody else has asked for since, which
+        are not history to re-rank again."""
+        return f"{self._global}:reranks:made"
+
     def rerank_chunks(self, run_id: str) -> str:
         """Hash: chunk index -> that chunk's report rows (JSON lines), once it finished."""
         return f"{self.prefix}:rerank:{run_id}:chunks"

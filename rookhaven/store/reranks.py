@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..errors import NotFoundError
 from .connection import translated
 from .context import StoreContext, text
@@ -72,3 +74,24 @@ class RerankLog:
         with translated(self._ctx.client, f"reading re-ranking run {run_id}"):
             value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "total")
         return None if value is None else int(text(value))
+
+    def made(self, keys: Sequence[str]) -> None:
+        """Note ``keys`` as results a re-ranking run made: computed for a comparison, served
+        to nobody, so not history for the next run to re-rank."""
+        if keys:
+            with translated(self._ctx.client, f"noting {len(keys)} re-ranked result(s)"):
+                self._ctx.client.sadd(self._ctx.keys.reranks_made, *keys)
+
+    def asked(self, keys: Sequence[str]) -> None:
+        """``keys`` were submitted by someone else: history from now on, whoever made them."""
+        if keys:
+            with translated(self._ctx.client, f"noting {len(keys)} submitted result(s)"):
+                self._ctx.client.srem(self._ctx.keys.reranks_made, *keys)
+
+    def only_made(self, keys: Sequence[str]) -> list[bool]:
+        """For each of ``keys``, whether only a re-ranking run has asked for it."""
+        if not keys:
+            return []
+        with translated(self._ctx.client, f"reading {len(keys)} re-ranked result mark(s)"):
+            found = self._ctx.client.smismember(self._ctx.keys.reranks_made, list(keys))
+        return [bool(f) for f in found]

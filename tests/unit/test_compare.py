@@ -26,6 +26,15 @@ def test_gains_losses_and_displacements_are_listed_in_rank_order() -> None:
     assert not change.unchanged
 
 
+def test_overlap_is_a_share_of_the_depth_compared_not_of_a_k_neither_list_reaches() -> None:
+    same = compare_rankings(["a", "b", "c"], ["a", "b", "c"], 10)
+    assert (same.depth, same.overlap_at_k, same.unchanged) == (3, 1.0, True)
+    shorter = compare_rankings(["a", "b", "c"], ["a"], 10)
+    assert (shorter.depth, shorter.overlap_at_k) == (3, pytest.approx(1 / 3))
+    assert compare_rankings([], [], 10).overlap_at_k == 1.0
+    assert compare_rankings(list("abcdefghijkl"), list("abcdefghijkl"), 10).depth == 10
+
+
 def test_reversed_rankings_have_tau_minus_one() -> None:
     assert kendall_tau(["a", "b", "c", "d"], ["d", "c", "b", "a"]) == -1.0
     assert kendall_tau(["a"], ["a"]) is None

@@ -183,3 +183,34 @@ def test_resuming_an_unknown_run_records_nothing(
     with pytest.raises(InputError, match="no re-ranking run 'nope'"):
         args.run(args, pipeline.settings)
     assert pipeline.store.reranks.out("nope") is None
+
+
+def test_what_a_run_made_for_its_comparison_is_not_history_until_someone_asks_for_it(
+        pipeline: Pipeline) -> None:
+    reranker = Reranker(pipeline)
+    everything = RerankSpec(source="audits", provider="bm25@2", chunk=10)
+    first = reranker.run(reranker.start(everything))
+    assert len(first) == len(REQUESTS)
+    # The bm25@2 results the first run stored are not queries a second run re-ranks.
+    again = everything.model_copy(update={"until": pipeline.store.now()})
+    assert len(reranker.run(reranker.start(again))) == len(REQUESTS)
+    # A result someone submits is history, whoever computed it first.
+    asked = REQUESTS[0]
+    pipeline.submit_many([asked], "port@1", "bm25@2")
+    later = everything.model_copy(update={"until": pipeline.store.now() + 1})
+    assert len(reranker.run(reranker.start(later))) == len(REQUESTS) + 1
+
+
+def test_an_unknown_target_engine_or_a_parameter_it_cannot_take_records_no_run(
+        pipeline: Pipeline, rerank: Callable[..., int], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for argv, message in ((["--to-engine", "bm25@99"], "unknown engine 'bm25@99'"),
+                          (["--to-engine", "bm25@2", "--param", "k1=abc"],
+                           "parameter k1 must be a finite number, got 'abc'"),
+                          (["--to-corpus", "port@2", "--param", "k1=1"],
+                           "name it with --to-engine or --provider")):
+        with pytest.raises(InputError, match=message):
+            rerank(*argv)
+    assert list(tmp_path.iterdir()) == []
+    assert not list(pipeline.store.client.scan_iter(match="r:rerank:*"))
