@@ -152,17 +152,24 @@ class Settings:
     def with_overrides(self, **overrides: Any) -> Settings:
         """These settings with the non-None ``overrides`` (from flags) applied: the one place
         where flag > environment > default is decided."""
+        return self._overridden(overrides, {})
+
+    def with_flags(self, flags: Mapping[str, Any], named: Mapping[str, str] | None = None,
+                   ) -> Settings:
+        """``with_overrides`` for the ``flags`` named like a setting (argparse dests);
+        ``named``: how the user spelled each (``--engine``), for the errors."""
+        return self._overridden({k: v for k, v in flags.items() if k in _DEFAULTS},
+                                named or {})
+
+    def _overridden(self, overrides: Mapping[str, Any], named: Mapping[str, str]) -> Settings:
         changed = {k: v for k, v in overrides.items() if v is not None}
         for spec in SPECS:  # a flag is held to its setting's rules (a port <= 65535, ...)
             if spec.field in changed:
-                spec.read(str(changed[spec.field]), " (from a flag)")
+                spec.read(str(changed[spec.field]), named.get(spec.field,
+                                                              f"the flag for {spec.variable}"))
         settings = dataclasses.replace(self, **changed)
         settings.check()
         return settings
-
-    def with_flags(self, flags: Mapping[str, Any]) -> Settings:
-        """``with_overrides`` for the ``flags`` named like a setting (argparse dests)."""
-        return self.with_overrides(**{k: v for k, v in flags.items() if k in _DEFAULTS})
 
     def request(self, query: str, recall_budget: int | None = None, seed: str | None = None,
                 decompose: bool = True) -> RetrievalRequest:
@@ -182,7 +189,10 @@ class Settings:
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             where = ".".join(str(p) for p in first["loc"]) or "request"
-            raise InvalidRequestError(f"invalid {where}: {first['msg']}") from None
+            # In the words of every front end (``recallBudget``, ``--budget``), not pydantic's.
+            said = str(first["msg"]).removeprefix("Value error, ")
+            said = _PLAIN.get(said, said[:1].lower() + said[1:])
+            raise InvalidRequestError(f"invalid {_FIELDS.get(where, where)}: {said}") from None
         return self.check_request(request)
 
     def check_request(self, request: RetrievalRequest) -> RetrievalRequest:
@@ -231,6 +241,11 @@ class Settings:
                            limits=limits)
 
 
+# A request's fields and pydantic's messages as Settings.request reports them.
+_FIELDS = {"recall_budget": "recall budget"}
+_PLAIN = {"String should have at least 1 character": "it is empty"}
+
+
 @dataclass(frozen=True)
 class Spec:
     """One setting: its variable, field, parser and what it means (with unit)."""
@@ -240,14 +255,19 @@ class Spec:
     parse: Callable[[str], Any]
     meaning: str
 
-    def read(self, raw: str, source: str = "") -> Any:
-        """``raw`` parsed, or a one-line ConfigError naming the variable and what it accepts."""
+    def read(self, raw: str, name: str | None = None) -> Any:
+        """``raw`` parsed, or a one-line ConfigError naming where it came from (``name``, a
+        flag; else the variable) and what it accepts."""
+        who = name or self.variable
         if not is_utf8(raw):
-            raise ConfigError(f"{self.variable}{source} is not valid UTF-8")
+            raise ConfigError(f"{who} is not valid UTF-8")
         try:
             return self.parse(raw)
         except ValueError as exc:
-            raise ConfigError(f"{self.variable}{source} {exc}, got {shown(raw, 60)}") from None
+            said = str(exc)
+            value = shown(raw, 60)
+            raise ConfigError(f"{who} {said}" + ("" if value in said else f", got {value}")
+                              ) from None
 
     @property
     def default(self) -> Any:

@@ -80,6 +80,9 @@ def _too_big(path: Path, max_bytes: int) -> CorpusError:
 def _not_json(path: Path, line: int, msg: str) -> CorpusError:
     if "depth" in msg.lower() or "recursion" in msg.lower():
         msg = "nested too deep"
+    if "utf-8" in msg.lower():  # orjson's words for bytes that are not UTF-8 are misleading
+        return CorpusError(f"{path}: line {line}: not UTF-8 text; save the file as UTF-8 "
+                           "(a Latin-1, UTF-16 or compressed file is read as bytes)")
     return CorpusError(f"{path}: line {line}: not valid JSON ({msg})")
 
 
@@ -169,8 +172,9 @@ def _records(path: Path, max_docs: int, required: bool,
     except MemoryError:
         raise CorpusError(f"{path}: too large to read into memory; split the corpus or "
                           "write it as JSON Lines") from None
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read ({exc.strerror})") from None
+    except OSError as exc:  # a pipe or a device has no strerror for what it cannot do
+        reason = exc.strerror or "not a regular file; give a file on disk"
+        raise CorpusError(f"{path}: cannot read ({reason})") from None
 
 
 def _checked(items: Iterator[tuple[str, int, Any]], path: Path, max_docs: int,

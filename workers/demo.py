@@ -24,7 +24,7 @@ import redis
 from celery.contrib.testing.worker import start_worker
 from fakeredis import TcpFakeServer
 
-from rookhaven.cli.options import add_engine_options
+from rookhaven.cli.options import add_engine_options, count
 from rookhaven.cli.tables import audit_summary, hits_table, score_scale, short, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="run the whole pipeline in-process, no services",
                                    description=__doc__)
     add_engine_options(parser)
-    parser.add_argument("--queries", type=int, default=4, help="sample queries to show in full")
+    parser.add_argument("--queries", type=count, default=4, help="sample queries to show in full")
     parser.set_defaults(run=run)
 
 

@@ -28,7 +28,9 @@ def rows(settings: Settings) -> list[dict[str, Any]]:
     default = engine_spec(settings.engine).ref
     return [{"engine": spec.ref, "label": f"{spec.label.name} {spec.label.version}",
              "default": spec.ref == default,
-             "newest": DEFAULT_VERSIONS[spec.name] == spec.version, "status": "frozen",
+             # What the bare provider name means (its newest version that is not a preview).
+             "provider_default": DEFAULT_VERSIONS[spec.name] == spec.version,
+             "status": "preview" if spec.preview else "frozen",
              "unicode": spec.unicode, "stemmer": spec.stemmer_algorithm,
              "pins_in_audit": spec.records_pins, "golden": spec.golden,
              "summary": spec.summary} for spec in ENGINES]

@@ -33,7 +33,7 @@ from ..evaluation import (
 from ..evaluation.compare import by_genre, comparison, evaluate_cell
 from ..evaluation.significance import TESTS
 from ..synonymfile import load_synonyms
-from .options import positive_int
+from .options import output_file, positive_int
 from .tables import table
 
 SHOWN = ("ndcg@10", "recall@100", "mrr@10")  # metrics of the comparison table by default
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--queries-split", metavar="FILE",
                         help="evaluate only the query ids listed in FILE, one a line "
                              "(one collection and engine)")
-    parser.add_argument("--run-out", metavar="FILE",
+    parser.add_argument("--run-out", metavar="FILE", type=output_file,
                         help="write the rankings as a TREC run (one collection and engine)")
     parser.add_argument("--synonyms", metavar="FILE",
                         help="query-side synonyms for bm25 ('a, b' or 'a => b' a line)")

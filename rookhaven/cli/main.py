@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any, NoReturn
 
+from .. import __version__
 from ..config import Settings
 from ..errors import InputError, RookhavenError
 from ..logs import configure_logging
@@ -59,6 +60,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser(command: str | None = None) -> Parser:
     """The full parser; a plugin command's own parser is loaded only when it is ``command``."""
     parser = Parser(prog="rookhaven", description="Seeded, auditable, reproducible retrieval.")
+    parser.add_argument("--version", action="version", version=f"rookhaven {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     subparsers.required = True
     for name in SUBCOMMANDS:
@@ -66,8 +68,9 @@ def build_parser(command: str | None = None) -> Parser:
     # Commands other installed packages add (the workers package adds ``demo``, which runs a
     # worker in-process): rookhaven never imports them by name, and loads one (Celery and
     # all) only when it is the command being run.
+    # With no command (``rookhaven --help``) every plugin is loaded, for its own help line.
     for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
-        if plugin.name == command:
+        if plugin.name == command or command is None:
             plugin.load()(subparsers)
         else:
             subparsers.add_parser(plugin.name, help=f"(from {plugin.module.split('.')[0]})")
@@ -96,6 +99,19 @@ def _check_utf8(words: Sequence[str]) -> None:
         raise InputError(f"{flag} is not valid UTF-8")
 
 
+def _spellings(parser: argparse.ArgumentParser, words: Sequence[str]) -> dict[str, str]:
+    """Each option's destination -> the flag the user typed for it (``--provider`` or
+    ``--engine`` for ``engine``), so a setting's error names the flag, not its variable."""
+    actions = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                actions += sub._actions
+    typed = {word.partition("=")[0] for word in words if word.startswith("--")}
+    return {action.dest: flag for action in actions for flag in action.option_strings
+            if flag in typed}
+
+
 def one_line(message: str) -> str:
     """``message`` with every unprintable character escaped: an error stays one line, and
     a file name or value that carries a newline or a terminal escape is shown, not obeyed."""
@@ -108,8 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # still be one line and exit 2, not a traceback.
         words = sys.argv[1:] if argv is None else list(argv)
         _check_utf8(words)
-        args = build_parser(_command(words)).parse_args(words)
-        settings = Settings.from_mapping(os.environ).with_flags(vars(args))
+        parser = build_parser(_command(words))
+        args = parser.parse_args(words)
+        settings = Settings.from_mapping(os.environ).with_flags(vars(args),
+                                                                _spellings(parser, words))
         configure_logging(settings.log_level)
         status: int = args.run(args, settings)
     except InputError as exc:

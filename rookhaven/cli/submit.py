@@ -3,7 +3,8 @@
 The job id is the result key. ``--query`` submits one job; with ``--wait`` it waits and
 prints the canonical result bytes instead (exit 1 if the job failed). ``--requests FILE``
 submits one job per JSON line (every line checked first), prints their ids in file order,
-and with ``--wait`` waits for all (``--out FILE``: their results, one per line, in order).
+and with ``--wait`` waits for all. ``--wait --out FILE`` prints the ids and writes the
+results to FILE, one per line, in input order.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..pipeline import JobRef, Pipeline, open_pipeline
 from .options import (
     add_engine_options,
     add_request_options,
+    output_file,
     positive_seconds,
     request_from,
     write_line,
@@ -45,17 +47,17 @@ def register(subparsers: Any) -> None:
     add_engine_options(parser)
     parser.add_argument("--wait", action="store_true",
                         help="wait for the result(s); with --query print its canonical bytes")
-    parser.add_argument("--out", type=Path, metavar="FILE",
-                        help="with --requests --wait: write each result's canonical bytes "
-                             "as one line, in input order (not written if any job failed)")
+    parser.add_argument("--out", type=output_file, metavar="FILE",
+                        help="with --wait: write each result's canonical bytes as one line, "
+                             "in input order (not written if any job failed)")
     parser.add_argument("--timeout", type=positive_seconds, default=60.0,
                         help="seconds to wait with --wait (default: 60; at most a week)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    if args.out is not None and not (args.requests and args.wait):
-        raise InputError("--out needs --requests and --wait")
+    if args.out is not None and not args.wait:
+        raise InputError("--out writes the results once they are done: add --wait")
     if args.requests is not None:
         return _run_many(args, settings)
     pipeline = open_pipeline(settings)
@@ -68,6 +70,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"rookhaven: job {record.id} failed after {record.attempts} attempt(s): "
               f"{record.error}", file=sys.stderr)
         return 1
+    if args.out is not None:  # as with --requests: the id here, the result in the file
+        print(job.job_id)
+        _write_results(pipeline, [job.result_key], args.out)
+        return 0
     write_line(pipeline.result(job.result_key))
     return 0
 
@@ -120,10 +126,14 @@ def _submit(pipeline: Pipeline, chunk: list[tuple[RetrievalRequest, str]],
 
 
 def _write_results(pipeline: Pipeline, keys: list[str], out: Path) -> None:
-    with out.open("wb") as sink:
-        for at in range(0, len(keys), SUBMIT_CHUNK):
-            page = keys[at:at + SUBMIT_CHUNK]
-            for key, data in zip(page, pipeline.store.results.get_many(page), strict=True):
-                if data is None:  # evicted between done and now: say so, not a short file
-                    data = pipeline.result(key)
-                sink.write(data + b"\n")
+    try:
+        with out.open("wb") as sink:
+            for at in range(0, len(keys), SUBMIT_CHUNK):
+                page = keys[at:at + SUBMIT_CHUNK]
+                for key, data in zip(page, pipeline.store.results.get_many(page), strict=True):
+                    if data is None:  # evicted between done and now: say so, not a short file
+                        data = pipeline.result(key)
+                    sink.write(data + b"\n")
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write the results ({exc.strerror}); they are stored: "
+                         "`rookhaven result KEY` reads each") from None

@@ -11,7 +11,7 @@ import orjson
 
 from ..core.corpus import Corpus
 from ..corpusfile import load_corpus
-from ..errors import CorpusError
+from ..errors import CorpusError, shown
 
 Qrels = dict[str, dict[str, int]]
 
@@ -29,15 +29,20 @@ def _queries(path: Path) -> dict[str, str]:
     if not path.is_file():
         raise CorpusError(f"{path}: no queries file; a BEIR collection has queries.jsonl")
     queries: dict[str, str] = {}
+    lines: dict[str, int] = {}
     for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
             raw = orjson.loads(line)
-            queries[str(raw["_id"])] = str(raw["text"])
+            qid, text = str(raw["_id"]), str(raw["text"])
         except (orjson.JSONDecodeError, KeyError, TypeError):
             raise CorpusError(f"{path}: line {number}: expected a JSON object with "
                               "'_id' and 'text'") from None
+        if qid in lines:
+            raise CorpusError(f"{path}: line {number}: query id {shown(qid)} again (first on "
+                              f"line {lines[qid]}); each query needs an id of its own")
+        queries[qid], lines[qid] = text, number
     return queries
 
 
@@ -45,7 +50,10 @@ def _qrels(path: Path) -> Qrels:
     if not path.is_file():
         raise CorpusError(f"{path}: no judgements; a BEIR collection has qrels/test.tsv")
     qrels: Qrels = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8") from None
     for number, line in enumerate(lines, start=1):
         cols = line.split("\t")
         if not line.strip() or (number == 1 and not cols[-1].strip().lstrip("-").isdigit()):
@@ -53,7 +61,12 @@ def _qrels(path: Path) -> Qrels:
         if len(cols) != 3:
             raise CorpusError(f"{path}: line {number}: expected query-id, corpus-id, score "
                               "separated by tabs")
-        qrels.setdefault(cols[0], {})[cols[1]] = int(cols[2])
+        try:
+            score = int(cols[2])
+        except ValueError:
+            raise CorpusError(f"{path}: line {number}: the score must be a whole number, got "
+                              f"{shown(cols[2])}") from None
+        qrels.setdefault(cols[0], {})[cols[1]] = score
     return qrels
 
 
@@ -63,7 +76,12 @@ def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory; give a BEIR collection directory")
     qrels = _qrels(root / "qrels" / "test.tsv")
-    queries = {q: t for q, t in _queries(root / "queries.jsonl").items() if q in qrels}
+    listed = _queries(root / "queries.jsonl")
+    queries = {q: t for q, t in listed.items() if q in qrels}
+    if not queries:
+        raise CorpusError(f"{root}: none of the {len(listed)} queries of queries.jsonl has a "
+                          "judgement in qrels/test.tsv; their first column must name the "
+                          "queries' '_id's")
     documents = load_corpus(root / "corpus.jsonl", max_docs=max_docs)
     return Collection(documents=documents, queries=queries, qrels=qrels)
 

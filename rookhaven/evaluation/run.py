@@ -38,6 +38,8 @@ def run_collection(collection: Collection, retriever: Retriever, *, budget: int,
             raise InputError(f"the split names queries with no judgements: {unknown[:5]}; "
                              "list only ids from queries.jsonl that appear in the qrels")
         qids = [q for q in qids if q in wanted]
+        if not qids:
+            raise InputError("the split lists no query id; list one judged query id a line")
     rankings: dict[str, list[tuple[str, float]]] = {}
     for qid in qids:
         request = RetrievalRequest(query=collection.queries[qid], recall_budget=budget,
@@ -58,4 +60,7 @@ def write_trec_run(path: Path | str, rankings: Mapping[str, Sequence[tuple[str, 
     for qid, ranked in rankings.items():
         lines += [f"{qid} Q0 {doc} {rank} {len(ranked) - rank + 1} {tag}"
                   for rank, (doc, _) in enumerate(ranked, start=1)]
-    Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    try:
+        Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write the run ({exc.strerror})") from None

@@ -84,10 +84,18 @@ def readable_id(line: str) -> RequestId | None:
 
 def unreadable(problem: str) -> ErrorData:
     """The error for JSON the SDK's parser refused (``problem``, its words) in a request
-    whose id could still be read."""
+    whose id could still be read, with what to change."""
+    if "recursion" in problem.lower():
+        advice = "nest less deeply"
+    elif "escape" in problem.lower() or "surrogate" in problem.lower():
+        # The parser's words ("unexpected end of hex escape") name a symptom, not the cause.
+        problem = ("a \\u escape of a lone surrogate (\\ud800-\\udfff) names no character: "
+                   + problem)
+        advice = "send text as valid Unicode"
+    else:
+        advice = "send valid JSON"
     return ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: this server cannot read "
-                                                   f"it ({problem}); nest less deeply and "
-                                                   "send text as valid Unicode")
+                                                   f"it ({problem}); {advice}")
 
 
 def rejection(exc: Exception) -> JSONRPCError:

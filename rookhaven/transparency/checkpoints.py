@@ -85,7 +85,8 @@ def current(store: Store, private_key: str | None) -> str:
         return sign_now(store, private_key)
     if note is None:
         raise NotFoundError("no checkpoint has been signed yet: set ROOKHAVEN_LOG_KEY_FILE "
-                            "where beat runs, or run `rookhaven log checkpoint` with it")
+                            "(a key from `rookhaven log keygen`) where beat runs, or in this "
+                            "shell and run this command again")
     return note
 
 

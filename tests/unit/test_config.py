@@ -92,7 +92,8 @@ def test_requests_take_their_defaults_from_settings_and_bad_ones_name_the_field(
     assert (request.recall_budget, request.seed, request.decompose) == (4, "z", True)
     assert s.request("crane", 2, "a", False).model_dump(by_alias=True) == {
         "query": "crane", "recallBudget": 2, "seed": "a", "decompose": False}
-    with pytest.raises(InvalidRequestError, match="recall_budget: Input should be") as caught:
+    with pytest.raises(InvalidRequestError,
+                       match="invalid recall budget: input should be greater") as caught:
         s.request("crane", 0)
     assert "pydantic" not in str(caught.value)
     with pytest.raises(InvalidRequestError, match="ROOKHAVEN_MAX_RECALL"):
@@ -158,9 +159,11 @@ def test_a_value_that_is_not_utf8_names_the_variable() -> None:
 
 
 def test_flags_are_held_to_the_rules_of_their_setting() -> None:
-    with pytest.raises(ConfigError, match=r"ROOKHAVEN_MCP_PORT \(from a flag\) must be a whole "
+    with pytest.raises(ConfigError, match=r"the flag for ROOKHAVEN_MCP_PORT must be a whole "
                                           r"number from 1 to 65535, got '70000'"):
         Settings().with_flags({"mcp_port": 70000})
+    with pytest.raises(ConfigError, match=r"^--port must be a whole number from 1 to 65535"):
+        Settings().with_flags({"mcp_port": 70000}, {"mcp_port": "--port"})
     assert Settings().with_flags({"mcp_port": 65535}).mcp_port == 65535
 
 

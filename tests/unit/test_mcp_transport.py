@@ -67,19 +67,23 @@ def test_an_unusable_id_is_answered_with_null() -> None:
     assert _rejected('{"jsonrpc": "2.0", "id": [1], "method": 3}')["id"] is None
 
 
-@pytest.mark.parametrize(("line", "request_id"), [
+@pytest.mark.parametrize(("line", "request_id", "advice"), [
     ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + "[" * 50_000 + "]" * 50_000
-     + "}", 7),
+     + "}", 7, "; nest less deeply"),
     ('{"jsonrpc":"2.0","method":"x","params":{"a":' + '[{"id":1},' * 3000 + "0"
-     + "]" * 3000 + '},"id":"deep"}', "deep"),
+     + "]" * 3000 + '},"id":"deep"}', "deep", "; nest less deeply"),
     ('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"retrieve",'
-     '"arguments":{"query":"\\ud800"}}}', 8),
+     '"arguments":{"query":"\\ud800"}}}', 8, "lone surrogate"),
 ])
-def test_json_the_sdk_cannot_parse_is_still_answered_under_its_id(line: str,
-                                                                  request_id: object) -> None:
+def test_json_the_sdk_cannot_parse_is_still_answered_under_its_id_saying_why(
+        line: str, request_id: object, advice: str) -> None:
     answer = _rejected(line)
     assert answer["id"] == request_id
     assert answer["error"]["code"] == -32600  # type: ignore[index]
+    message = answer["error"]["message"]  # type: ignore[index]
+    assert advice in message
+    # Each cause gets its own advice, not the other's.
+    assert ("nest less deeply" in message) != ("valid Unicode" in message)
 
 
 def test_host_and_port_without_http_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
