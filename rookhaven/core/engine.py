@@ -151,9 +151,6 @@ class Retriever:
             expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
             ords, units = (scores if expanded else unexpanded).top(part.terms, budget)
             picks = top_k(ords, units, budget, keys)
-            if alone:  # the picks are distinct documents: no maximum, one source each
-                best = dict(zip(*picks, strict=True))
-                sources = dict.fromkeys(picks[0], (0,))
             for ordinal, score in zip(*picks, strict=True) if not alone else ():
                 if score > best.get(ordinal, 0):  # scores are positive
                     best[ordinal] = score
@@ -181,8 +178,17 @@ class Retriever:
             # A one-part query ranked by its whole terms with the whole query's index
             # already holds the whole-query scores of its picks.
             whole = alone and expanded and tuple(part.terms) == whole_terms
-            order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
-                                                 picks if alone else None, whole)
+            if (whole and self.provider.merge == "whole-query"
+                    and len(picks[0]) == request.recall_budget):
+                # The whole query's own ranking, full: ``_merge`` would return the picks'
+                # order unchanged with no backfill, and nothing below reads the maps.
+                order = picks[0]
+            else:
+                if alone:  # the picks are distinct documents: no maximum, one source each
+                    best = dict(zip(*picks, strict=True))
+                    sources = dict.fromkeys(picks[0], (0,))
+                order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
+                                                     picks if alone else None, whole)
         hits: Any
         if alone and order is picks[0]:
             # The picks in their own order (the merge returns that list itself only when
