@@ -63,7 +63,8 @@ def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
     if result.keys() != {"audit", "hits"}:
         return canonical_bytes(result), canonical_bytes(result["audit"])
     audit = canonical_bytes(result["audit"])
-    return _HEAD + audit + _HITS + canonical_bytes(result["hits"]) + b"}", audit
+    # One join, one copy: chained + copies the growing result at every step.
+    return b"".join((_HEAD, audit, _HITS, canonical_bytes(result["hits"]), b"}")), audit
 
 
 def embeds(result: bytes, audit: bytes) -> bool:
