@@ -2,13 +2,15 @@
 that goes through the workers when any are alive and ranks in this server otherwise.
 
 Workers prove they are alive with heartbeat keys (rookhaven.store.heartbeats); with none,
-queueing a job would only make the caller wait for the sweeper, so ``retrieve`` ranks the
-stored corpus here and says so in its metadata. Either way the result bytes are the same.
+queueing a job would only make the caller wait for the sweeper, so ``retrieve`` runs the
+job here, through the same ledger and store, and says so in its metadata. Either way the
+result bytes are the same, and what was served is stored and logged.
 ``verify_result`` is the nightly verifier's replay (rookhaven.verification), one key at a time.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from itertools import islice
@@ -16,7 +18,8 @@ from itertools import islice
 from ..config import Settings
 from ..errors import JobFailedError, NotFoundError, RookhavenError, WaitTimeoutError
 from ..models import Audit, RetrievalRequest, RetrievalResult
-from ..pipeline import Pipeline, RetrieverCache, open_pipeline
+from ..pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
+from ..pipeline.inline import InlineDispatcher
 from ..store.records import JobRecord
 from ..transparency import checkpoints
 from ..verification import Replayer, Selection
@@ -61,6 +64,9 @@ class PipelineBackend:
         self._file = InlineBackend(settings, reason="corpus not in the store; ranked the "
                                    "ROOKHAVEN_CORPUS_PATH file in this server")
         self._audits = AuditRuns(pipeline, settings)
+        # Where retrieve runs a job when no worker is alive: this store, this index cache.
+        self._here = Pipeline(self.store, InlineDispatcher(Executor(
+            self.store, settings, cache=self._indexes, job_lines=logging.DEBUG)), settings)
 
     @classmethod
     def open(cls, settings: Settings) -> PipelineBackend:
@@ -92,15 +98,24 @@ class PipelineBackend:
             raise
         if self.workers_alive():
             return self._through_workers(request, ref, digest, engine)
-        spec = self.pipeline.spec(request, digest, engine)
-        if self.store.results.exists(spec.key):
-            return Retrieval(result=self.result(spec.key), result_key=spec.key,
-                             mode="pipeline", reason="result already stored", corpus=ref)
+        # No worker: the job runs here, through the same ledger and store as on a worker
+        # (pipeline.inline), so what is served is stored, logged and replayable like any
+        # result. One at a time: the jobs share this server's index cache.
         with self._lock:
-            retriever = self._indexes.get(digest, spec.provider, spec.params)
-        return Retrieval(result=retriever.retrieve(request), result_key=spec.key, mode="inline",
-                         reason="no live worker; ranked the stored corpus in this server",
-                         corpus=ref)
+            job = self._here.submit(request, digest, engine)
+            if job.cached:
+                return Retrieval(result=self.result(job.result_key), result_key=job.result_key,
+                                 mode="pipeline", reason="result already stored", corpus=ref)
+            record = self.pipeline.job(job.job_id)
+            if record.state in ("queued", "running"):  # recorded earlier, left by its workers
+                self._here.dispatcher.send([job.job_id], 1)
+                record = self.pipeline.job(job.job_id)
+        if record.state != "done":  # failed here, or a retry waits for the sweeper
+            raise JobFailedError(f"job {record.id} did not finish in this server "
+                                 f"({record.state}): {record.error}")
+        return Retrieval(result=self.result(job.result_key), result_key=job.result_key,
+                         mode="inline", reason="no live worker; ranked the stored corpus in "
+                         "this server and stored it as a worker would", corpus=ref)
 
     def _through_workers(self, request: RetrievalRequest, ref: str, digest: str,
                          engine: str | None) -> Retrieval:

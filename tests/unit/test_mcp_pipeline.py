@@ -78,13 +78,34 @@ def served_bytes(out: dict[str, Any]) -> bytes:
                                                            "audit": out["audit"]}))
 
 
-async def test_without_a_live_worker_retrieve_ranks_the_stored_corpus_here(
-        client: Client, backend: PipelineBackend) -> None:
+async def test_without_a_live_worker_retrieve_ranks_here_and_stores_what_it_served(
+        client: Client, backend: PipelineBackend, store: Store) -> None:
     out = ok(await client.call_tool("retrieve", QUERY))
     assert out["metadata"]["mode"] == "inline"
     assert "no live worker" in out["metadata"]["reason"]
     assert served_bytes(out) == expected_bytes()
     assert backend.pipeline.dispatcher.job_ids() == []  # type: ignore[attr-defined]
+    # Served, so stored, logged and replayable like a worker's result.
+    key = out["result_key"]
+    assert store.results.get(key) == expected_bytes()
+    assert ok(await client.call_tool("get_job", {"jobId": key}))["state"] == "done"
+    assert ok(await client.call_tool("verify_result", {"resultKey": key}))["outcome"] == "match"
+    assert store.log.size() == 1
+    again = ok(await client.call_tool("retrieve", QUERY))
+    assert again["metadata"]["reason"] == "result already stored"
+    assert again["result_key"] == key and store.log.size() == 1
+
+
+async def test_a_job_recorded_earlier_and_left_queued_is_run_here_when_no_worker_lives(
+        client: Client, backend: PipelineBackend, store: Store) -> None:
+    digest = store.corpora.resolve("latest")
+    request = RetrievalRequest(query=QUERY["query"], recallBudget=4, seed="s1")
+    spec = backend.pipeline.spec(request, digest)
+    store.jobs.create(spec)  # recorded and queued, for a worker that never took it
+    assert store.jobs.get(spec.key).state == "queued"
+    out = ok(await client.call_tool("retrieve", QUERY))
+    assert out["metadata"]["mode"] == "inline" and served_bytes(out) == expected_bytes()
+    assert store.jobs.get(out["result_key"]).state == "done"
 
 
 async def test_with_a_live_worker_retrieve_goes_through_the_pipeline(
