@@ -18,7 +18,7 @@ from typing import Any
 import h11
 import uvicorn
 from mcp.server.mcpserver import MCPServer
-from mcp_types import JSONRPCError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -27,7 +27,7 @@ from ..config import Settings
 from ..errors import ConfigError
 from ..metrics import registry_for
 from ..store import Store
-from .stdio import readable_id, unreadable
+from .stdio import NOT_A_MESSAGE, readable_id, request_id, unreadable
 from .tools import State
 
 log = logging.getLogger(__name__)
@@ -96,9 +96,17 @@ def with_metrics(app: ASGIApp, registry: CollectorRegistry) -> ASGIApp:
 
 
 class ParseErrorIds:
-    """ASGI middleware: a POST whose JSON the SDK refuses (nesting too deep for its parser, a
-    \\u escape no Unicode text has) is answered under the request's own id where it can be
-    read, as over stdio (``stdio.readable_id``), instead of with id null."""
+    """ASGI middleware: a POST the SDK would answer badly is answered as over stdio.
+
+    - JSON the SDK's parser refuses (nesting too deep for it, a \\u escape no Unicode text
+      has) is answered under the request's own id where it can be read
+      (``stdio.readable_id``), instead of with id null; any other 400 with id null (a
+      missing session header) keeps its own error and gets the id too.
+    - A batch (a JSON array), which MCP no longer has, and a message whose id is neither a
+      string nor an integer (the SDK would read it as a notification and answer nothing)
+      are refused with -32600 before the SDK sees them; a message the SDK cannot validate
+      gets stdio's plain -32600, not pydantic's account of the union it tried.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -114,6 +122,10 @@ class ParseErrorIds:
             if message["type"] != "http.request" or not message.get("more_body"):
                 break
         body = b"".join(m.get("body", b"") for m in chunks)
+        refused = _refused(body)
+        if refused is not None:
+            await _json_rpc_error(send, refused)
+            return
         replay = iter(chunks)
 
         async def replayed() -> Any:
@@ -133,8 +145,34 @@ class ParseErrorIds:
         await self.app(scope, replayed, answer)
 
 
+def _refused(body: bytes) -> JSONRPCError | None:
+    """The error for a body the SDK would mishandle (see ParseErrorIds), or None."""
+    try:
+        found = json.loads(body)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None  # the SDK's parser answers it, and _with_id gives it its id
+    if isinstance(found, list):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: a batch (JSON array) is not an MCP "
+            "message; send each request in a POST of its own"))
+    if (isinstance(found, dict) and "method" in found and "id" in found
+            and request_id(found["id"]) is None):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=INVALID_REQUEST, message="Invalid Request: an id must be a string or an "
+            f"integer, got {json.dumps(found['id'])[:40]}; a notification has no id"))
+    return None
+
+
+async def _json_rpc_error(send: Send, error: JSONRPCError) -> None:
+    body = error.model_dump_json(by_alias=True, exclude_none=True).encode()
+    await send({"type": "http.response.start", "status": 400, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def _with_id(messages: list[Any], request: bytes) -> list[Any]:
-    """A held 400 answer, its JSON-RPC error given the request's id when it had none."""
+    """A held 400 answer, its JSON-RPC error given the request's id when it had none (and
+    pydantic's account of a message it could not validate replaced by stdio's words)."""
     start, *rest = messages
     body = b"".join(m.get("body", b"") for m in rest)
     try:
@@ -142,10 +180,19 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
         found = readable_id(request.decode("utf-8", "surrogatepass"))
     except (ValueError, UnicodeDecodeError):
         return messages
-    if not isinstance(error, dict) or error.get("id") is not None or found is None:
+    if not isinstance(error, dict) or error.get("id") is not None:
         return messages
-    problem = str((error.get("error") or {}).get("message", "")).removeprefix("Parse error: ")
-    fixed = JSONRPCError(jsonrpc="2.0", id=found, error=unreadable(problem)
+    said: dict[str, Any] = error["error"] if isinstance(error.get("error"), dict) else {}
+    message = str(said.get("message", ""))
+    if said.get("code") == PARSE_ERROR and found is not None:
+        data = unreadable(message.removeprefix("Parse error: "))
+    elif message.startswith("Validation error:"):
+        data = ErrorData(code=INVALID_REQUEST, message=NOT_A_MESSAGE)
+    elif found is not None:
+        data = ErrorData(code=int(said.get("code", INVALID_REQUEST)), message=message)
+    else:
+        return messages
+    fixed = JSONRPCError(jsonrpc="2.0", id=found, error=data
                          ).model_dump_json(by_alias=True, exclude_none=True).encode()
     headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
     headers.append((b"content-length", str(len(fixed)).encode()))

@@ -32,11 +32,15 @@ from pydantic import ValidationError
 
 RequestId = str | int
 
+NOT_A_MESSAGE = ("Invalid Request: not a JSON-RPC 2.0 request, notification or response "
+                 "(check jsonrpc, id, method, and that params is an object)")
+
 # Longest wait at end of input for answers still being computed (s).
 DRAIN_TIMEOUT = 120.0
 
 
-def _request_id(value: Any) -> RequestId | None:
+def request_id(value: Any) -> RequestId | None:
+    """``value`` if it can be a request's id (a string or an integer), else None."""
     return value if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
@@ -57,7 +61,7 @@ def _scanned_id(line: str) -> RequestId | None:
             rest = line[at:].lstrip()
             if depth == 1 and key and text == "id" and rest.startswith(":"):
                 try:
-                    return _request_id(decoder.raw_decode(rest[1:].lstrip())[0])
+                    return request_id(decoder.raw_decode(rest[1:].lstrip())[0])
                 except ValueError:
                     return None
             continue
@@ -79,7 +83,7 @@ def readable_id(line: str) -> RequestId | None:
         return _scanned_id(line)
     except ValueError:
         return None
-    return _request_id(found.get("id")) if isinstance(found, dict) else None
+    return request_id(found.get("id")) if isinstance(found, dict) else None
 
 
 def unreadable(problem: str) -> ErrorData:
@@ -111,11 +115,9 @@ def rejection(exc: Exception) -> JSONRPCError:
         problem = str(invalid[0]["msg"]).removeprefix("Invalid JSON: ")
         return JSONRPCError(jsonrpc="2.0", id=request, error=unreadable(problem))
     ids = [e["input"].get("id") for e in errors if isinstance(e.get("input"), dict)]
-    found = next((i for i in map(_request_id, ids) if i is not None), None)
-    return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(
-        code=INVALID_REQUEST,
-        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response "
-                "(check jsonrpc, id, method, and that params is an object)"))
+    found = next((i for i in map(request_id, ids) if i is not None), None)
+    return JSONRPCError(jsonrpc="2.0", id=found, error=ErrorData(code=INVALID_REQUEST,
+                                                                  message=NOT_A_MESSAGE))
 
 
 class Answers:

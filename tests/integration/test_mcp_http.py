@@ -184,3 +184,38 @@ def test_json_the_sdk_cannot_parse_is_answered_under_its_own_id(open_server: str
         answer = json.loads(text)
         assert status == 400 and answer["id"] == wanted, text
         assert answer["error"]["code"] == (-32700 if wanted is None else -32600)
+
+
+def test_batches_ids_no_request_may_have_and_a_missing_session_get_their_own_errors(
+        open_server: str) -> None:
+    headers = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+    status, reply, _ = _post(open_server, json.dumps(hello).encode(), headers)
+    assert status == 200
+    session = {k.lower(): v for k, v in reply.items()}.get("mcp-session-id")
+    # No session header: the SDK's own reason, under the request's id, not a parse error.
+    if session:
+        status, _, text = _post(open_server, b'{"jsonrpc":"2.0","id":2,"method":"ping"}',
+                                headers)
+        answer = json.loads(text)
+        assert status == 400 and answer["id"] == 2, text
+        assert "session" in answer["error"]["message"].lower()
+        assert "cannot read" not in answer["error"]["message"]
+        headers["mcp-session-id"] = session
+    cases = [(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "a batch (JSON array)"),
+             (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', "an id must be a string or"),
+             (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', "an id must be a string or"),
+             (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', "an id must be a string or"),
+             (b'{"jsonrpc":"2.0","id":3,"method":5}', "not a JSON-RPC 2.0 request")]
+    for body, wanted in cases:
+        status, _, text = _post(open_server, body, headers)
+        answer = json.loads(text)
+        assert status == 400 and answer["error"]["code"] == -32600, text
+        assert wanted in answer["error"]["message"], text
+        assert "pydantic" not in text and "validation error" not in text.lower(), text
+    # A well-formed request is still served.
+    status, _, text = _post(open_server, b'{"jsonrpc":"2.0","id":9,"method":"ping"}', headers)
+    assert status == 200 and '"id":9' in text.replace(" ", ""), text
