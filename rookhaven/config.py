@@ -43,6 +43,8 @@ STRATIFY = ("none", "corpus", "age")
 # Log shards: at most one slot range each of a cluster's 16,384 slots can hold many of; a
 # cluster store's default leaves room for 64 primaries (docs/adr/0030-log-shards.md).
 MAX_SHARDS = 1024
+# The largest verification sample, by setting or by an MCP client (`all` checks every result).
+MAX_VERIFY_SAMPLE = 1_000_000
 CLUSTER_SHARDS = 64
 
 @dataclass(frozen=True)
@@ -378,7 +380,7 @@ SPECS: tuple[Spec, ...] = (
          "port of a worker's Prometheus /metrics endpoint (unset: the worker serves none)"),
     Spec("ROOKHAVEN_VERIFY_AT", "verify_at", clock_time,
          "time of day (HH:MM, UTC) the nightly verifier runs"),
-    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", whole(1, 1_000_000),
+    Spec("ROOKHAVEN_VERIFY_SAMPLE", "verify_sample", whole(1, MAX_VERIFY_SAMPLE),
          "stored results the nightly verifier replays (results)"),
     Spec("ROOKHAVEN_VERIFY_STRATIFY", "verify_stratify", choice(STRATIFY),
          "how the nightly sample is spread: by corpus, by month stored, or not"),

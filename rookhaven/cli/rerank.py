@@ -19,11 +19,10 @@ import orjson
 
 from ..config import Settings
 from ..core.canonical import canonical_bytes
-from ..core.engines import engine_spec
 from ..errors import InputError
 from ..pipeline import Pipeline, open_pipeline
 from ..pipeline.inline import inline_pipeline
-from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
+from ..rerank import Reranker, RerankSpec, RerankSummary, check_target, summarize
 from ..store import Store
 from .options import moment, output_file, positive_int, positive_seconds
 from .requestfile import Defaults, read_requests
@@ -72,13 +71,9 @@ def spec_from(args: argparse.Namespace, pipeline: Pipeline) -> RerankSpec:
     store = pipeline.store
     params = dict(_param(p) for p in args.param)
     provider = args.target_provider
-    if provider is not None:
-        # Checked before the run is recorded: an unknown engine or a parameter it cannot
-        # take is the caller's one-line error, not a run that fails.
-        engine_spec(provider).build(**params)
-    elif params:
-        raise InputError("--param sets the target engine's parameters; name it with "
-                         "--to-engine or --provider")
+    # Checked before the run is recorded: the caller's one-line error, not a run that fails.
+    check_target(provider, params, args.since, args.until,
+                 names=("--to-engine or --provider", "--param"))
     target = store.corpora.resolve(args.to_corpus) if args.to_corpus else None
     common = {"target_corpus": target, "provider": provider, "params": params,
               "chunk": args.chunk}

@@ -2,7 +2,7 @@
 what changed (overlap at k, gains, losses, displacement, Kendall's tau, RBO)."""
 
 from .models import RerankRow, RerankSpec, RerankSummary
-from .runner import Reranker, run_id_for, summarize
+from .runner import Reranker, check_target, run_id_for, summarize
 
-__all__ = ["RerankRow", "RerankSpec", "RerankSummary", "Reranker", "run_id_for",
-           "summarize"]
+__all__ = ["RerankRow", "RerankSpec", "RerankSummary", "Reranker", "check_target",
+           "run_id_for", "summarize"]

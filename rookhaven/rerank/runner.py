@@ -17,13 +17,30 @@ import orjson
 
 from ..core.canonical import canonical_bytes
 from ..core.compare import compare_rankings
-from ..errors import RerankError
+from ..core.engines import engine_spec
+from ..errors import InputError, RerankError
 from ..pipeline import JobRef, Pipeline
 from .models import RerankRow, RerankSpec, RerankSummary
 from .sources import Historical, from_audits, from_requests
 
 Progress = Callable[[int, int], None]
 
+
+
+def check_target(provider: str | None, params: dict[str, Any], since: float | None,
+                 until: float | None, *, names: tuple[str, str] = ("--to-engine", "--param"),
+                 ) -> None:
+    """InputError for a run that cannot do what it is asked, before it is recorded: an
+    unknown target engine or a parameter it cannot take, parameters with no target engine
+    (they would be ignored), or a window that ends before it starts. ``names``: how the
+    caller spells the engine and the parameters."""
+    if provider is not None:
+        engine_spec(provider).build(**params)
+    elif params:
+        raise InputError(f"{names[1]} sets the target engine's parameters; name the engine "
+                         f"with {names[0]}")
+    if since is not None and until is not None and since > until:
+        raise InputError("the window ends before it starts: since is later than until")
 
 
 def run_id_for(spec: RerankSpec) -> str:

@@ -14,7 +14,7 @@ from ..core.engines import engine_spec
 from ..errors import InputError, NotFoundError
 from ..pipeline import Pipeline
 from ..pipeline.inline import inline_pipeline
-from ..rerank import Reranker, RerankSpec, RerankSummary, summarize
+from ..rerank import Reranker, RerankSpec, RerankSummary, check_target, summarize
 from ..store import Store
 from ..verification import Selection, VerificationRun, Verifier
 from ..verification.logcheck import pinned_from
@@ -74,11 +74,14 @@ class AuditRuns:
         if target.to_corpus is None and target.to_engine is None:
             raise InputError("nothing to compare against: give toCorpus and/or toEngine")
         provider = engine_spec(target.to_engine).ref if target.to_engine else None
+        since = target.since.timestamp() if target.since else None
+        until = target.until.timestamp() if target.until else self.store.now()
+        check_target(provider, target.params or {}, since, until,
+                     names=("toEngine", "params"))
         resolve = self.store.corpora.resolve
         spec = RerankSpec(
             source="audits", corpus=resolve(target.corpus) if target.corpus else None,
-            since=target.since.timestamp() if target.since else None,
-            until=target.until.timestamp() if target.until else self.store.now(),
+            since=since, until=until,
             limit=target.limit, target_corpus=resolve(target.to_corpus) if target.to_corpus
             else None, provider=provider, params=target.params or {})
         pipeline = self.pipeline if workers_alive else inline_pipeline(self.store, self.settings)

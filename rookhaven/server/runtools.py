@@ -10,26 +10,27 @@ import anyio
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from ..config import MAX_VERIFY_SAMPLE
 from ..errors import InputError
 from ..verification import Selection
 from .errors import off_loop, tool_error
 from .outputs import RunOutput
 from .ports import RerankTarget
-from .tools import InjectedState, Key
+from .tools import ENGINE_REF_MAX, REF_MAX, InjectedState, Key
 
 POLL = 0.2  # how often a waiting get_run looks at its run again (s)
 MAX_WAIT = 300
 
 RunId = Annotated[str, Field(pattern=r"^(verify|rerank)-[0-9A-Za-z.]{1,64}$",
                              description="a run id from start_verification or start_rerank")]
-Sample = Annotated[Annotated[int, Field(ge=1)] | None, Field(
+Sample = Annotated[Annotated[int, Field(ge=1, le=MAX_VERIFY_SAMPLE)] | None, Field(
     description="replay a seeded sample of this many results (default: "
-                "ROOKHAVEN_VERIFY_SAMPLE)")]
+                "ROOKHAVEN_VERIFY_SAMPLE; for every result, all)")]
 Stratify = Annotated[Literal["none", "corpus", "age"] | None, Field(
     description="spread the sample by corpus or month stored (default: "
                 "ROOKHAVEN_VERIFY_STRATIFY)")]
-OverCorpus = Annotated[str | None, Field(description="only results over this corpus (name, "
-                                                   "name@version, latest or digest)")]
+OverCorpus = Annotated[str | None, Field(max_length=REF_MAX, description="only results over "
+                                         "this corpus (name, name@version, latest or digest)")]
 Moment = Annotated[datetime | None, Field(description="ISO 8601 date-time")]
 
 
@@ -65,10 +66,11 @@ async def start_rerank(
     since: Moment = None, until: Moment = None,
     limit: Annotated[Annotated[int, Field(ge=1)] | None,
                      Field(description="at most this many queries")] = None,
-    toCorpus: Annotated[str | None, Field(description="target corpus (default: each query's "
-                                                      "own)")] = None,
-    toEngine: Annotated[str | None, Field(description="target engine NAME@VERSION (default: "
-                                                      "each query's own)")] = None,
+    toCorpus: Annotated[str | None, Field(max_length=REF_MAX, description="target corpus "
+                                          "(default: each query's own)")] = None,
+    toEngine: Annotated[str | None, Field(max_length=ENGINE_REF_MAX, description="target "
+                                          "engine NAME@VERSION (default: each query's own)")
+                        ] = None,
     params: Annotated[dict[str, Any] | None, Field(
         description="target engine parameters, e.g. {\"k1\": 1.5}")] = None,
 ) -> RunOutput:

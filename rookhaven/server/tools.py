@@ -67,10 +67,15 @@ RecallBudget = Annotated[Annotated[int, Field(ge=1)] | None, BeforeValidator(_no
                 "ROOKHAVEN_MAX_RECALL)")]
 Seed = Annotated[str | None, Field(description="seed for every tie-break "
                                                "(default: ROOKHAVEN_DEFAULT_SEED)")]
-CorpusRef = Annotated[str | None, Field(description="corpus name or digest (default: the "
-                                                    "server's default corpus; see list_corpora)")]
-EngineRef = Annotated[str | None, Field(description="engine NAME@VERSION, or NAME for its newest "
-                                                    "version (default: the server's engine)")]
+# Bounds on references, so an error never echoes a megabyte back: a corpus name is at most
+# 128 characters (store.corpora.NAME_MAX) before its @version; a digest is 71.
+REF_MAX, ENGINE_REF_MAX = 200, 64
+CorpusRef = Annotated[str | None, Field(max_length=REF_MAX, description="corpus name or digest "
+                                        "(default: the server's default corpus; see "
+                                        "list_corpora)")]
+EngineRef = Annotated[str | None, Field(max_length=ENGINE_REF_MAX, description="engine "
+                                        "NAME@VERSION, or NAME for its newest version "
+                                        "(default: the server's engine)")]
 Decompose = Annotated[bool, Field(description="split the query into subqueries (default true)")]
 # A malformed key names nothing: refused by the schema (a tool error saying what a key
 # looks like), never looked up and reported as a missing result.

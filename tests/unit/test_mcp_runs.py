@@ -135,6 +135,8 @@ async def test_a_finished_run_is_read_back_from_the_store_by_a_new_server(
     ({"keys": [MISSING], "all": True}, "give one of all, keys or sample"),
     ({"corpus": "atlantis"}, "no corpus named 'atlantis'"),
     ({"sample": 0}, "sample"),
+    ({"sample": 10**20}, "less than or equal to 1000000"),
+    ({"corpus": "x" * 1_000_000}, "at most 200 characters"),
     ({"keys": ["sha256:feed"]}, "pattern"),
     ({"stratify": "weekly"}, "stratify"),
 ])
@@ -175,6 +177,12 @@ async def test_a_rerank_with_a_live_worker_goes_through_the_pipeline(
     ({"toCorpus": "atlantis"}, "no corpus named 'atlantis'"),
     ({"toEngine": "bm25@1", "since": "last tuesday"}, "since"),
     ({"toEngine": "bm25@1", "limit": 0}, "limit"),
+    ({"toEngine": "bm25@2", "params": {"k1": "x"}}, "parameter k1 must be a finite number"),
+    ({"toEngine": "bm25@2", "params": {"nonsense": 1}}, "no parameter(s) nonsense"),
+    ({"toCorpus": "port", "params": {"k1": 1.5}}, "name the engine with toEngine"),
+    ({"toEngine": "bm25@1", "since": "2030-01-01T00:00:00Z", "until": "2020-01-01T00:00:00Z"},
+     "since is later than until"),
+    ({"toEngine": "x" * 100_000}, "at most 64 characters"),
 ])
 async def test_bad_rerank_requests_are_tool_errors(
         client: Client, arguments: dict[str, Any], says: str) -> None:

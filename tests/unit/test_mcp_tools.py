@@ -155,6 +155,8 @@ async def test_retrieve_takes_a_budget_only_as_a_json_integer(inline: Client,
     ({"query": "berth", "seed": "s" * 257}, "seed is 257 characters; the limit is 256 "
      "(ROOKHAVEN_MAX_SEED_LEN)"),
     ({"query": "berth", "seed": "\ud800"}, "seed is not valid UTF-8"),
+    ({"query": "berth", "corpus": "c" * 1_000_000}, "at most 200 characters"),
+    ({"query": "berth", "engine": "e" * 1_000_000}, "at most 64 characters"),
 ])
 async def test_bad_retrieve_arguments_are_tool_errors_that_say_what_is_wrong(
         inline: Client, arguments: dict[str, Any], says: str) -> None:

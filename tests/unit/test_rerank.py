@@ -209,7 +209,7 @@ def test_an_unknown_target_engine_or_a_parameter_it_cannot_take_records_no_run(
                           (["--to-engine", "bm25@2", "--param", "k1=abc"],
                            "parameter k1 must be a finite number, got 'abc'"),
                           (["--to-corpus", "port@2", "--param", "k1=1"],
-                           "name it with --to-engine or --provider")):
+                           "name the engine with --to-engine or --provider")):
         with pytest.raises(InputError, match=message):
             rerank(*argv)
     assert list(tmp_path.iterdir()) == []
