@@ -25,6 +25,7 @@ from mcp_types import INVALID_PARAMS, ListResourcesResult, PaginatedRequestParam
 
 from ..core.canonical import canonical_bytes
 from ..core.identity import RESULT_KEY_PATTERN
+from ..errors import shown
 from .arguments import clean_prose
 from .errors import off_loop, resource_error
 from .tools import State, state_of
@@ -36,8 +37,8 @@ JSON_LINES = "application/jsonl"
 
 def _key(key: str) -> str:
     if not re.fullmatch(RESULT_KEY_PATTERN.strip("^$"), key):
-        raise MCPError(INVALID_PARAMS, f"{key!r} is not a result key: a key is sha256: and "
-                                       "64 lowercase hex digits")
+        raise MCPError(INVALID_PARAMS, f"{shown(key, 80)} is not a result key: a key is "
+                                       "sha256: and 64 lowercase hex digits")
     return key
 
 
