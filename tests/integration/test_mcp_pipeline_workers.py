@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from rookhaven import RetrievalRequest, retrieve
+from rookhaven.config import Settings
 from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, documents, pipeline
 from tests.mcp_support import StdioSession
@@ -40,13 +42,22 @@ def test_retrieve_is_inline_without_workers_and_pipelined_with_one_same_bytes(
         session: StdioSession, workers: WorkerFarm) -> None:
     here = call(session, "retrieve", ARGS)
     assert here["metadata"]["mode"] == "inline"
+    # Served here, so stored: the same request is then answered from the store.
+    stored = call(session, "retrieve", ARGS)
+    assert stored["metadata"]["reason"] == "result already stored"
+    assert stored["result_key"] == here["result_key"]
     workers.start("mcp-w1", concurrency=1)
-    there = call(session, "retrieve", ARGS)
+    other = ARGS | {"seed": "mcp-worker"}
+    there = call(session, "retrieve", other)
     assert there["metadata"] == there["metadata"] | {"mode": "pipeline",
                                                      "reason": "a worker ranked it"}
-    assert (there["hits"], there["audit"]) == (here["hits"], here["audit"])
-    assert there["result_key"] == here["result_key"]
-    again = call(session, "retrieve", ARGS)
+    # Both are the inline core's bytes for their requests.
+    for args, served in ((ARGS, here), (other, there)):
+        request = RetrievalRequest(query=args["query"], recallBudget=args["recallBudget"],
+                                   seed=args["seed"])
+        core = retrieve(request, documents(80), Settings().engine).model_dump(mode="json")
+        assert (served["hits"], served["audit"]) == (core["hits"], core["audit"])
+    again = call(session, "retrieve", other)
     assert again["metadata"]["reason"] == "result already stored"
 
 
