@@ -164,15 +164,20 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str
         return refused.code, dict(refused.headers), refused.read().decode()
 
 
-def test_json_the_sdk_cannot_parse_is_answered_under_its_own_id(open_server: str) -> None:
+def _initialized(url: str) -> tuple[dict[str, str], str | None]:
+    """The headers of a raw client after initialize, and its session id (if one)."""
     headers = {"Accept": "application/json, text/event-stream",
                "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "1"}}}
-    status, reply, _ = _post(open_server, json.dumps(hello).encode(), headers)
+    status, reply, _ = _post(url, json.dumps(hello).encode(), headers)
     assert status == 200
-    session = {k.lower(): v for k, v in reply.items()}.get("mcp-session-id")
+    return headers, {k.lower(): v for k, v in reply.items()}.get("mcp-session-id")
+
+
+def test_json_the_sdk_cannot_parse_is_answered_under_its_own_id(open_server: str) -> None:
+    headers, session = _initialized(open_server)
     if session:
         headers["mcp-session-id"] = session
     deep = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + b"[" * 50_000
@@ -188,14 +193,7 @@ def test_json_the_sdk_cannot_parse_is_answered_under_its_own_id(open_server: str
 
 def test_batches_ids_no_request_may_have_and_a_missing_session_get_their_own_errors(
         open_server: str) -> None:
-    headers = {"Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}
-    status, reply, _ = _post(open_server, json.dumps(hello).encode(), headers)
-    assert status == 200
-    session = {k.lower(): v for k, v in reply.items()}.get("mcp-session-id")
+    headers, session = _initialized(open_server)
     # No session header: the SDK's own reason, under the request's id, not a parse error.
     if session:
         status, _, text = _post(open_server, b'{"jsonrpc":"2.0","id":2,"method":"ping"}',

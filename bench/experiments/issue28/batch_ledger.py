@@ -158,6 +158,19 @@ if #fields > 0 then redis.call('HSET', state, unpack(fields)) end
 return out
 """
 
+# The end of both completing scripts: index the audits, close the chunk's jobs in one HSET,
+# one ledger event naming them.
+_CLOSE = """
+redis.call('ZADD', by_time, 'NX', unpack(times))
+redis.call('ZADD', by_corpus, 'NX', unpack(times))
+redis.call('HSET', state, unpack(closing))
+redis.call('ZREM', running, unpack(ids))
+redis.call('XADD', ledger, 'MAXLEN', '~', 1000000, '*', 'jobs', table.concat(ids, ' '),
+           'event', 'done', 'at', now)
+redis.call('HINCRBY', counters, 'jobs_done', n)
+return n
+"""
+
 # KEYS = state, running, ledger, counters, by_time, by_corpus, leaves, log_index, tile, then
 # each job's result and audit keys; ARGV = now, then per job: id, result, audit, leaf, leaf hash.
 COMPLETE = """
@@ -202,15 +215,7 @@ if #leaf_list > 0 then
   redis.call('APPEND', tile, table.concat(hashes))
   redis.call('HINCRBY', counters, 'results_stored', stored)
 end
-redis.call('ZADD', by_time, 'NX', unpack(times))
-redis.call('ZADD', by_corpus, 'NX', unpack(times))
-redis.call('HSET', state, unpack(closing))
-redis.call('ZREM', running, unpack(ids))
-redis.call('XADD', ledger, 'MAXLEN', '~', 1000000, '*', 'jobs', table.concat(ids, ' '),
-           'event', 'done', 'at', now)
-redis.call('HINCRBY', counters, 'jobs_done', n)
-return n
-"""
+""" + _CLOSE
 
 # KEYS as COMPLETE's first nine; ARGV = now, then per job: id, leaf, leaf hash. Runs right
 # after the chunk's MSETNX of its results and audits (one command, no bytes through Lua),
@@ -246,15 +251,7 @@ if #new_leaves > 0 then
   redis.call('APPEND', tile, table.concat(new_hashes))
   redis.call('HINCRBY', counters, 'results_stored', #new_leaves)
 end
-redis.call('ZADD', by_time, 'NX', unpack(times))
-redis.call('ZADD', by_corpus, 'NX', unpack(times))
-redis.call('HSET', state, unpack(closing))
-redis.call('ZREM', running, unpack(ids))
-redis.call('XADD', ledger, 'MAXLEN', '~', 1000000, '*', 'jobs', table.concat(ids, ' '),
-           'event', 'done', 'at', now)
-redis.call('HINCRBY', counters, 'jobs_done', n)
-return n
-"""
+""" + _CLOSE
 
 
 def _stats(client: Any) -> tuple[int, float]:
