@@ -189,7 +189,8 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
     elif message.startswith("Validation error:"):
         data = ErrorData(code=INVALID_REQUEST, message=NOT_A_MESSAGE)
     elif found is not None:
-        data = ErrorData(code=int(said.get("code", INVALID_REQUEST)), message=message)
+        code = said.get("code")
+        data = ErrorData(code=code if isinstance(code, int) else INVALID_REQUEST, message=message)
     else:
         return messages
     fixed = JSONRPCError(jsonrpc="2.0", id=found, error=data
