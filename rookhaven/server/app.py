@@ -27,8 +27,8 @@ from .backend import open_backend
 from .notify import set_level
 from .ports import Backend
 from .runs import RunBoard
-from .runtools import RUN_TOOLS
-from .tools import RETRIEVAL, TOOLS, State, limits
+from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
+from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
 
 # The SDK hands every injected value (our State) to a tool as ``AcceptedElicitation[Any]``,
 # parametrized on each call. pydantic caches parametrized models only weakly, and such a
@@ -87,7 +87,9 @@ def build_server(settings: Settings, backend: Backend | None = None,
             if backend is None:
                 opened.close()
 
-    tools = [StrictTool.strict(fn, limits(settings) if fn in RETRIEVAL else None)
+    annotations = {**ANNOTATIONS, **RUN_ANNOTATIONS}
+    tools = [StrictTool.strict(fn, limits(settings) if fn in RETRIEVAL else None,
+                               annotations[fn.__name__])
              for fn in (*TOOLS, *RUN_TOOLS)]
     server = RookhavenServer(
         "rookhaven", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,

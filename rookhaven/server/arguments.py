@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp_types import ToolAnnotations
 from pydantic import ValidationError
 
 # A tool-result text for a refused argument list; the prefix is the SDK's own.
@@ -76,9 +77,11 @@ class StrictTool(Tool):
 
     @classmethod
     def strict(cls, fn: Callable[..., Any],
-               limits: Mapping[str, tuple[str, str, int]] | None = None) -> StrictTool:
+               limits: Mapping[str, tuple[str, str, int]] | None = None,
+               annotations: ToolAnnotations | None = None) -> StrictTool:
         """The tool for ``fn``: its docstring as clean prose, its schema closed and limited."""
-        tool = cls.from_function(fn, description=clean_prose(fn.__doc__ or ""))
+        tool = cls.from_function(fn, description=clean_prose(fn.__doc__ or ""),
+                                 annotations=annotations)
         tool.parameters = limited(tool.parameters, limits or {})
         output = tool.fn_metadata.output_schema
         if output is not None:

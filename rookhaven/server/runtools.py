@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server.mcpserver import Context
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from ..config import MAX_VERIFY_SAMPLE
@@ -120,3 +121,12 @@ async def get_run(
 
 
 RUN_TOOLS = (start_verification, start_rerank, get_run)
+
+# As tools.ANNOTATIONS: a verification records a new run each time; a re-ranking started
+# again with the same arguments resumes the same run.
+RUN_ANNOTATIONS = {
+    "start_verification": ToolAnnotations(readOnlyHint=False, destructiveHint=False,
+                                          idempotentHint=False, openWorldHint=False),
+    "start_rerank": ToolAnnotations(readOnlyHint=False, destructiveHint=False,
+                                    idempotentHint=True, openWorldHint=False),
+    "get_run": ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)}

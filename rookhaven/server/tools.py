@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context, Resolve
+from mcp_types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from ..config import Settings
@@ -181,3 +182,14 @@ async def list_corpora(state: InjectedState) -> CorporaOutput:
 
 RETRIEVAL = (retrieve, submit_retrieval)
 TOOLS = (retrieve, submit_retrieval, get_job, get_result, get_audit, verify_result, list_corpora)
+
+# What a client may assume of each tool (MCP tool annotations): none deletes or overwrites
+# anything (results are write-once), none reaches beyond this server's store; the retrieval
+# tools store what they answer, so they are not read-only, but the same arguments always
+# give the same result under the same key.
+_READS = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
+_STORES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
+                          openWorldHint=False)
+ANNOTATIONS = {"retrieve": _STORES, "submit_retrieval": _STORES, "get_job": _READS,
+               "get_result": _READS, "get_audit": _READS, "verify_result": _READS,
+               "list_corpora": _READS}

@@ -76,6 +76,17 @@ async def test_every_tool_is_listed_with_an_input_and_an_output_schema(inline: C
     assert "state" not in retrieve_args["properties"]
 
 
+async def test_every_tool_says_what_a_client_may_assume_of_it(inline: Client) -> None:
+    tools = {t.name: t.annotations for t in (await inline.list_tools()).tools}
+    assert all(a is not None and a.open_world_hint is False and a.destructive_hint is not True
+               for a in tools.values()), tools
+    reads = {name for name, a in tools.items() if a is not None and a.read_only_hint}
+    assert reads == {"get_job", "get_result", "get_audit", "verify_result", "list_corpora",
+                     "get_run"}
+    # The same arguments give the same result under the same key: safe to retry.
+    assert all(tools[name].idempotent_hint for name in ("retrieve", "submit_retrieval"))
+
+
 # --- retrieve, inline --------------------------------------------------------------------
 
 async def test_retrieve_inline_returns_the_same_bytes_as_the_library(
