@@ -27,7 +27,7 @@ from ..config import Settings
 from ..errors import ConfigError
 from ..metrics import registry_for
 from ..store import Store
-from .stdio import NOT_A_MESSAGE, readable_id, request_id, unreadable
+from .stdio import NO_ID, NOT_A_MESSAGE, REQUEST_METHODS, readable_id, request_id, unreadable
 from .tools import State
 
 log = logging.getLogger(__name__)
@@ -155,11 +155,11 @@ def _refused(body: bytes) -> JSONRPCError | None:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
             code=INVALID_REQUEST, message="Invalid Request: a batch (JSON array) is not an MCP "
             "message; send each request in a POST of its own"))
-    if (isinstance(found, dict) and "method" in found and "id" in found
-            and request_id(found["id"]) is None):
+    if not isinstance(found, dict) or request_id(found.get("id")) is not None:
+        return None
+    if ("id" in found and "method" in found) or found.get("method") in REQUEST_METHODS:
         return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
-            code=INVALID_REQUEST, message="Invalid Request: an id must be a string or an "
-            f"integer, got {json.dumps(found['id'])[:40]}; a notification has no id"))
+            code=INVALID_REQUEST, message=NO_ID))
     return None
 
 

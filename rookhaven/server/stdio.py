@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from typing import Any
 
 import anyio
@@ -22,6 +23,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_REQUEST,
     PARSE_ERROR,
+    ClientRequest,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
@@ -31,6 +33,15 @@ from mcp_types import (
 from pydantic import ValidationError
 
 RequestId = str | int
+
+# The methods a client calls as requests (the SDK's ClientRequest union). A message naming
+# one without an id a request may have (none, null, 1.5, true, an object) was meant as a
+# request: the SDK reads it as a notification and would answer nothing, and the client would
+# wait for its own timeout.
+REQUEST_METHODS = frozenset(method for kind in typing.get_args(ClientRequest)
+                            for method in typing.get_args(kind.model_fields["method"].annotation))
+NO_ID = ("Invalid Request: a request needs an id that is a string or an integer (a "
+         "notification's method starts with notifications/)")
 
 NOT_A_MESSAGE = ("Invalid Request: not a JSON-RPC 2.0 request, notification or response "
                  "(check jsonrpc, id, method, and that params is an object)")
@@ -175,6 +186,14 @@ async def screen(source: ReadStream[SessionMessage | Exception],
                     return
                 continue
             message = item.message
+            if isinstance(message, JSONRPCNotification) and message.method in REQUEST_METHODS:
+                try:
+                    await answers.send(SessionMessage(JSONRPCError(
+                        jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST,
+                                                                message=NO_ID))))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+                continue
             if isinstance(message, JSONRPCRequest):
                 answers.expect(message.id)
             elif (isinstance(message, JSONRPCNotification)

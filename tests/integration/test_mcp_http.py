@@ -204,9 +204,10 @@ def test_batches_ids_no_request_may_have_and_a_missing_session_get_their_own_err
         assert "cannot read" not in answer["error"]["message"]
         headers["mcp-session-id"] = session
     cases = [(b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', "a batch (JSON array)"),
-             (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', "an id must be a string or"),
-             (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', "an id must be a string or"),
-             (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', "an id must be a string or"),
+             (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', "needs an id that is a string"),
+             (b'{"jsonrpc":"2.0","id":null,"method":"ping"}', "needs an id that is a string"),
+             (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', "needs an id that is a string"),
+             (b'{"jsonrpc":"2.0","method":"tools/list"}', "needs an id that is a string"),
              (b'{"jsonrpc":"2.0","id":3,"method":5}', "not a JSON-RPC 2.0 request")]
     for body, wanted in cases:
         status, _, text = _post(open_server, body, headers)

@@ -118,3 +118,37 @@ def test_end_of_input_waits_for_answers_but_not_for_cancelled_requests(cancelled
     assert not timed_out and len(forwarded) == (2 if cancelled else 1)
     # Unanswered, the drain waits out its bound; cancelled, it does not wait for it.
     assert cancelled or waited >= 0.3
+
+
+@pytest.mark.parametrize("raw", [
+    {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+    {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/call", "params": {"name": "x"}},
+    {"jsonrpc": "2.0", "method": "ping"},
+])
+def test_a_request_without_an_id_it_may_have_is_answered_not_taken_for_a_notification(
+        raw: dict[str, object]) -> None:
+    # The SDK parses these as notifications (it drops the id): they would get no answer.
+    line = json.dumps(raw)
+    message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    assert type(message).__name__ == "JSONRPCNotification"
+
+    async def scenario() -> tuple[list[SessionMessage], list[SessionMessage | Exception]]:
+        source_send, source = anyio.create_memory_object_stream[SessionMessage | Exception](10)
+        sink, passed = anyio.create_memory_object_stream[SessionMessage | Exception](10)
+        written_send, written = anyio.create_memory_object_stream[SessionMessage](10)
+        await source_send.send(SessionMessage(message))
+        await source_send.send(_message({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        await source_send.aclose()
+        answers = Answers(written_send)
+        await screen(source, sink, answers, drain_timeout=0.3)
+        await answers.aclose()
+        return [m async for m in written], [m async for m in passed]
+
+    answered, passed = anyio.run(scenario)
+    (error,) = [m.message for m in answered]
+    dumped = error.model_dump(by_alias=True)
+    assert dumped["id"] is None and dumped["error"]["code"] == -32600
+    assert "needs an id that is a string or an integer" in dumped["error"]["message"]
+    # A real notification still reaches the server.
+    assert [m.message.method for m in passed] == ["notifications/initialized"]  # type: ignore[union-attr]
