@@ -3,7 +3,8 @@
 1. The SDK drops a line that is not a JSON-RPC message without a word; here it is answered
    with a JSON-RPC error (-32700 parse error, -32600 invalid request, carrying the id when
    one can be read, even from JSON the SDK's parser refuses), as JSON-RPC 2.0 asks, and
-   serving goes on.
+   serving goes on. A request whose id is not a string or an integer (or missing), which
+   the SDK takes for a notification, is answered -32600 too.
 2. At end of input the SDK cancels requests still running, so ``printf '...' | rookhaven mcp``
    would lose the answer to a slow ``tools/call``. Here end of input first waits (bounded)
    until every request read has been answered.
