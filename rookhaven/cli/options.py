@@ -55,6 +55,7 @@ def seconds(*, zero: bool = False, maximum: float = WEEK) -> Callable[[str], flo
 
 positive_seconds = seconds()
 
+
 def output_file(raw: str) -> Path:
     """An argparse type: a file the command will write, checked before any work is done:
     its directory must exist and it must not be a directory itself."""

@@ -28,8 +28,7 @@ Progress = Callable[[int, int], None]
 
 
 def check_target(provider: str | None, params: dict[str, Any], since: float | None,
-                 until: float | None, *, names: tuple[str, str] = ("--to-engine", "--param"),
-                 ) -> None:
+                 until: float | None, *, names: tuple[str, str]) -> None:
     """InputError for a run that cannot do what it is asked, before it is recorded: an
     unknown target engine or a parameter it cannot take, parameters with no target engine
     (they would be ignored), or a window that ends before it starts. ``names``: how the

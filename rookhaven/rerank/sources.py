@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -34,19 +33,15 @@ def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
     (no job record, and an audit that keeps some parameter only as a digest). Results that
     only a re-ranking run asked for are not history: they were made for its comparison."""
     corpus = store.corpora.resolve(spec.corpus) if spec.corpus else None
-    keys: list[str] = []
-    for page in _pages((k for k, _ in store.audits.scan(corpus=corpus, since=spec.since,
-                                                        until=spec.until)), 1000):
-        keys += [k for k, made in zip(page, store.reranks.only_made(page), strict=True)
-                 if not made]
-        if spec.limit is not None and len(keys) >= spec.limit:
-            break
-    if spec.limit is not None:
-        keys = keys[: spec.limit]
+    scanned = (k for k, _ in store.audits.scan(corpus=corpus, since=spec.since, until=spec.until))
     found: list[Historical] = []
-    skipped = 0
-    for at in range(0, len(keys), 1000):
-        page = keys[at: at + 1000]
+    skipped = taken = 0
+    while page := list(islice(scanned, 1000)):
+        page = [k for k, made in zip(page, store.reranks.only_made(page), strict=True)
+                if not made]
+        if spec.limit is not None:
+            page = page[: spec.limit - taken]
+        taken += len(page)
         for key, job in zip(page, store.jobs.get_many(page), strict=True):
             if job is not None:
                 found.append(Historical(request=job.request, corpus_digest=job.corpus_digest,
@@ -60,12 +55,9 @@ def from_audits(store: Store, spec: RerankSpec) -> tuple[list[Historical], int]:
             found.append(Historical(request=recipe.request, corpus_digest=recipe.corpus_digest,
                                     provider=recipe.engine.ref, params=recipe.params,
                                     old_key=key))
+        if spec.limit is not None and taken >= spec.limit:
+            break
     return found, skipped
-
-
-def _pages(items: Iterator[str], size: int) -> Iterator[list[str]]:
-    while page := list(islice(items, size)):
-        yield page
 
 
 def from_requests(store: Store, spec: RerankSpec, default_provider: str) -> list[Historical]:
