@@ -225,11 +225,15 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     verifier = Verifier(pipe.store, settings)
     key, stored_at = next(pipe.store.audits.scan())
     k = pipe.store.keys.shard(key)
-    names = [k.result(key), k.audit(key), k.job(key)]
+    names = [k.result(key), k.audit(key)]
+    job = [k.job_specs, k.job_states]  # the job's record: a field of each
     tamperer = redis.Redis.from_url(settings.redis_url or "")
     saved = [tamperer.dump(name) for name in names]
+    record = [tamperer.hget(name, key) for name in job]
     digest = orjson.loads(pipe.store.results.audit(key))["corpus_digest"]
     tamperer.delete(*names)
+    for name in job:
+        tamperer.hdel(name, key)
     tamperer.zrem(k.audits_by_time, key)
     tamperer.zrem(k.audits_by_corpus(digest), key)
     print("now one result is erased with every index entry naming it, as a tamperer with "
@@ -241,6 +245,9 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     for name, data in zip(names, saved, strict=True):
         if data is not None:
             tamperer.restore(name, 0, data)
+    for name, field_ in zip(job, record, strict=True):
+        if field_ is not None:
+            tamperer.hset(name, key, field_)
     tamperer.zadd(k.audits_by_time, {key: stored_at})
     tamperer.zadd(k.audits_by_corpus(digest), {key: stored_at})
     tamperer.close()

@@ -10,23 +10,27 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..config import Settings
+from ..core.canonical import embeds
 from ..core.engines import engine_ref
 from ..core.identity import result_key
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
+from ..store.results import Offered
 from ..store.rounds import Reply, Round
 from .cache import RetrieverCache
 from .celeryconf import SOFT_LIMIT_SHARE
 
 log = logging.getLogger("rookhaven.pipeline")
 
-# Jobs begun together, whose results are stored together: one round trip per chunk. A
-# worker killed mid-chunk has charged each of them an attempt; a job begun before (attempts
-# above 0 when claimed) then runs in a chunk of its own, so a job that kills its worker
-# reaches the attempt limit alone and every other job is charged at most one extra attempt.
+# Jobs begun together, whose results are stored together: one round trip per chunk, and
+# one script each to begin and to store (every job of a chunk is in one log shard and over
+# one corpus). A worker killed mid-chunk has charged each of them an attempt; a job begun
+# before (attempts above 0 when claimed) then runs in a chunk of its own, so a job that
+# kills its worker reaches the attempt limit alone and every other job is charged at most
+# one extra attempt.
 CHUNK = 8
 
 
@@ -66,7 +70,7 @@ class Executor:
                 outcomes[job_id] = (f"skipped:{verdict}", 0.0)
             else:
                 runnable.append((job_id, attempts, spec))
-        chunks = _chunks(runnable)
+        chunks = _chunks(runnable, self.store.keys.shard_of)
         round_ = self.store.round()
         begun = self._queue_begins(round_, chunks[0] if chunks else [], worker, claim)
         round_.send(f"beginning {len(begun)} job(s)")
@@ -93,39 +97,47 @@ class Executor:
 
     def _queue_begins(self, round_: Round, chunk: list[tuple[str, int, JobSpec]],
                       worker: str, claim: str) -> list[Reply[tuple[str, int]]]:
-        limit = self.settings.job_max_attempts
-        return [self.store.jobs.queue_begin(round_, job_id, worker, limit, claim)
-                for job_id, _, _ in chunk]
+        if not chunk:
+            return []
+        return self.store.jobs.queue_begin(round_, [job_id for job_id, _, _ in chunk], worker,
+                                           self.settings.job_max_attempts, claim)
 
     def _compute_chunk(self, chunk: list[tuple[str, int, JobSpec]],
                        begun: list[Reply[tuple[str, int]]], round_: Round,
                        outcomes: dict[str, tuple[str, float]],
                        ) -> list[tuple[str, float, Reply[str]]]:
-        """Compute a begun chunk, queueing each result on ``round_``; the jobs that ended
+        """Compute a begun chunk and queue its results on ``round_``; the jobs that ended
         otherwise go to ``outcomes``. If the soft time limit ends the task, the results
         computed before it are stored first."""
-        stored: list[tuple[str, float, Reply[str]]] = []
+        computed: list[tuple[str, float, Offered]] = []
         try:
             for (job_id, _, spec), reply in zip(chunk, begun, strict=True):
                 began = time.perf_counter()
                 try:
-                    outcome, put = self._step(job_id, spec, reply, round_)
+                    outcome, offered = self._step(job_id, spec, reply)
                 except BaseException:  # logged at once, as it ends the task
                     self._logged(job_id, "interrupted", time.perf_counter() - began)
                     raise
-                if put is None:
+                if offered is None:
                     outcomes[job_id] = (outcome, time.perf_counter() - began)
                 else:
-                    stored.append((job_id, time.perf_counter() - began, put))
+                    computed.append((job_id, time.perf_counter() - began, offered))
         except self._fatal:
-            round_.send(f"storing {len(stored)} result(s) before the task ends")
+            self._queue_puts(round_, computed)
+            round_.send(f"storing {len(computed)} result(s) before the task ends")
             raise
-        return stored
+        return self._queue_puts(round_, computed)
+
+    def _queue_puts(self, round_: Round, computed: list[tuple[str, float, Offered]],
+                    ) -> list[tuple[str, float, Reply[str]]]:
+        puts = self.store.results.queue_put(round_, [offered for _, _, offered in computed])
+        return [(job_id, seconds, put)
+                for (job_id, seconds, _), put in zip(computed, puts, strict=True)]
 
     def _step(self, job_id: str, spec: JobSpec, begun: Reply[tuple[str, int]],
-              round_: Round) -> tuple[str, Reply[str] | None]:
-        """Compute one begun job and queue its result on ``round_`` ('done' and the put's
-        reply), or how it ended otherwise (and None)."""
+              ) -> tuple[str, Offered | None]:
+        """Compute one begun job: ('done', its result and audit to store), or how it ended
+        otherwise (and None)."""
         verdict, attempt = begun.get()
         if verdict == "failed":
             log.error("job %s failed: its attempts are spent", job_id, extra={"job": job_id})
@@ -150,13 +162,14 @@ class Executor:
                           extra={"job": job_id, "attempt": attempt})
             verdict = self._fail(job_id, exc, permanent=False)
             return ("retry" if verdict == "queued" else "failed"), None
-        try:
-            return "done", self.store.results.queue_put(round_, spec.key, spec.corpus_digest,
-                                                        result, audit)
-        except IntegrityError as exc:  # copies that disagree: a bug, never stored
-            log.error("job %s: %s", job_id, exc, extra={"job": job_id})
-            self._fail(job_id, exc, permanent=True)
+        if not embeds(result, audit):  # copies that disagree: a bug, never stored
+            refused = IntegrityError(
+                f"the result computed for {job_id} does not embed its audit; nothing was "
+                "stored. Report it: core.canonical.result_bytes frames one in the other")
+            log.error("job %s: %s", job_id, refused, extra={"job": job_id})
+            self._fail(job_id, refused, permanent=True)
             return "failed", None
+        return "done", Offered(spec.key, spec.corpus_digest, result, audit)
 
     def compute(self, spec: JobSpec, *, key_checked: bool = False) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key
@@ -190,22 +203,22 @@ class Executor:
         return outcome
 
 
-def _chunks(runnable: list[tuple[str, int, JobSpec]]) -> list[list[tuple[str, int, JobSpec]]]:
-    """``runnable`` (job id, attempts so far, spec) in chunks of up to CHUNK; a job begun
-    before runs in a chunk of its own."""
+def _chunks(runnable: list[tuple[str, int, JobSpec]], shard_of: Callable[[str], int],
+            ) -> list[list[tuple[str, int, JobSpec]]]:
+    """``runnable`` (job id, attempts so far, spec) in chunks of up to CHUNK, each of
+    one shard and corpus (in the order each first appears); a job begun before runs in a
+    chunk of its own."""
     chunks: list[list[tuple[str, int, JobSpec]]] = []
-    current: list[tuple[str, int, JobSpec]] = []
+    open_: dict[tuple[int, str], list[tuple[str, int, JobSpec]]] = {}
     for job in runnable:
         if job[1] > 0:
-            if current:
-                chunks.append(current)
-                current = []
             chunks.append([job])
             continue
+        group = (shard_of(job[0]), job[2].corpus_digest)
+        current = open_.setdefault(group, [])
+        if not current:
+            chunks.append(current)  # filled in place; its place in the order is now
         current.append(job)
         if len(current) == CHUNK:
-            chunks.append(current)
-            current = []
-    if current:
-        chunks.append(current)
+            open_[group] = []
     return chunks

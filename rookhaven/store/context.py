@@ -9,6 +9,7 @@ from typing import Any
 
 from redis.commands.core import Script
 
+from ..errors import ConfigError
 from . import layout, scripts
 from .cluster import is_cluster
 from .connection import translated
@@ -41,6 +42,8 @@ class StoreContext:
     fail: Script = field(init=False)
     requeue: Script = field(init=False)
     deliver: Script = field(init=False)
+    violation: Script = field(init=False)
+    put: Script = field(init=False)
 
     def __post_init__(self) -> None:
         # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
@@ -52,6 +55,8 @@ class StoreContext:
         self.fail = self.client.register_script(scripts.FAIL)
         self.requeue = self.client.register_script(scripts.REQUEUE)
         self.deliver = self.client.register_script(scripts.DELIVER)
+        self.violation = self.client.register_script(scripts.VIOLATION)
+        self.put = self.client.register_script(scripts.PUT)
 
     @property
     def keys(self) -> Keys:
@@ -60,6 +65,10 @@ class StoreContext:
             with translated(self.client, "reading the store's layout"):
                 self._keys = layout.resolve(self.client, self.prefix, self.shards)
         return self._keys
+
+    def forget_layout(self) -> None:
+        """Read the layout again at the next key (it was just changed: a migration)."""
+        self._keys = None
 
     def get_many(self, names: list[str]) -> list[Any]:
         """GET of each key in one round trip: MGET, or on a cluster one MGET per slot."""
@@ -75,20 +84,24 @@ class StoreContext:
         """
         return f"{math.floor(self.clock() * 1000) / 1000:.3f}"
 
-    def job_keys(self, job_id: str) -> list[str]:
-        """The leading KEYS of every job script (see store.scripts): all in the job's shard,
-        since a job's id is its result key."""
-        k = self.keys.shard(job_id)
-        return [k.job(job_id), k.jobs_queued, k.jobs_running, k.ledger, k.result(job_id),
-                k.counters, k.jobs_delivered]
+    def job_keys(self, shard: ShardKeys) -> list[str]:
+        """The leading KEYS of every job script (see store.scripts), in ``shard``. A job
+        is in the shard of its id, its result key."""
+        if self.keys.version < 2:
+            raise ConfigError(
+                f"the store under prefix {self.prefix!r} keeps its job records in an earlier "
+                "Rookhaven's form (layout version 1): stop its workers and MCP "
+                "servers, then run `rookhaven store migrate` once")
+        return [shard.job_specs, shard.job_states, shard.job_errors, shard.jobs_queued,
+                shard.jobs_running, shard.jobs_delivered, shard.ledger, shard.counters]
 
     def shard(self, key: str) -> ShardKeys:
         """The keys of the shard holding result (and job) ``key``."""
         return self.keys.shard(key)
 
-    def job_args(self, now: str, job_id: str) -> list[Any]:
+    def job_args(self, now: str) -> list[Any]:
         """The leading ARGV of every job script (see store.scripts)."""
-        return [now, self.ledger_maxlen, job_id]
+        return [now, self.ledger_maxlen]
 
 
 def text(value: Any) -> str:

@@ -1,29 +1,32 @@
 """Job records and their state machine: queued -> running -> done | failed.
 
-Every transition is one Lua script (store.scripts), so a job's state, its open-job index
-and the ledger move together. A job's id is its result key: submitting the same request
-twice finds the same job, and a redelivered message finds the job already done.
+Every transition is one Lua script (store.scripts) over many jobs of one shard, so a job's
+state, its open-job index and the ledger move together. A job's id is its result key:
+submitting the same request twice finds the same job, and a redelivered message finds the
+job already done. Per shard, a job is a field of three hashes (spec, state, error), so a
+message's jobs move with a few commands, not a few each (docs/adr/0036).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
-from ..core.canonical import canonical_bytes
-from ..errors import NotFoundError
+from ..core.canonical import canonical_bytes, to_plain
+from ..errors import ConfigError, NotFoundError
 from ..models import RetrievalRequest
 from .connection import translated
 from .context import StoreContext, text
 from .keys import ShardKeys
-from .records import JobRecord, JobSpec
-from .rounds import Reply, Round
+from .records import STATE_FIELDS, JobRecord, JobSpec
+from .rounds import Item, Reply, Round
+from .scripts import MAX_JOBS
 
 _PAGE = 1000
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,12 @@ class StaleJob:
     reason: str
 
 
+def spec_bytes(spec: JobSpec) -> bytes:
+    """The canonical JSON a job's spec is stored as (JobRecord.from_fields reads it)."""
+    return canonical_bytes({"corpus": spec.corpus_digest, "params": spec.params,
+                            "provider": spec.provider, "request": to_plain(spec.request)})
+
+
 class JobStore:
     """Creates jobs and moves them through their states."""
 
@@ -42,80 +51,88 @@ class JobStore:
         self._ctx = ctx
         self._sweep_from = 0  # the shard the next look for stale jobs begins at
 
+    def _many(self, round_: Round, script: Any, ids: Sequence[str],
+              args: Callable[[list[str]], list[Any]], parse: Callable[[Any], T],
+              results: bool = False) -> list[Reply[T]]:
+        """Queue ``script`` on ``round_`` for ``ids``: one call per shard and per
+        MAX_JOBS jobs, each with the shard's job keys (and each job's result key if
+        ``results``) and ``args(its ids)`` after the leading ones. A parsed reply per id,
+        in order."""
+        ctx = self._ctx
+        now = ctx.now()
+        by_shard: dict[int, list[int]] = {}
+        for at, job_id in enumerate(ids):
+            by_shard.setdefault(ctx.keys.shard_of(job_id), []).append(at)
+        replies: list[Reply[T] | None] = [None] * len(ids)
+        for shard, positions in by_shard.items():
+            k = ctx.keys.shards[shard]
+            for piece in range(0, len(positions), MAX_JOBS):
+                where = positions[piece: piece + MAX_JOBS]
+                these = [ids[at] for at in where]
+                keys = ctx.job_keys(k) + ([k.result(i) for i in these] if results else [])
+                whole = round_.call(script, keys, [*ctx.job_args(now), *args(these)], list)
+                for index, at in enumerate(where):
+                    replies[at] = Item(whole, index, parse)
+        return [reply for reply in replies if reply is not None]
+
     def create(self, spec: JobSpec) -> str:
         """Record ``spec`` as a queued job unless its result or an open job already exists.
 
         Returns 'new' (recorded: enqueue it now), 'cached' (the result exists) or the state
         of the job already recorded. A failed job is recorded afresh ('new').
         """
-        ctx = self._ctx
-        with translated(ctx.client, f"recording job {spec.key}"):
-            reply = ctx.create(keys=ctx.job_keys(spec.key), args=[
-                *ctx.job_args(ctx.now(), spec.key),
-                canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
-                canonical_bytes(spec.params), spec.key,
-            ])
-        return text(reply)
+        return self.create_many([spec])[0]
 
     def create_many(self, specs: Iterable[JobSpec]) -> list[str]:
         """``create`` for each spec, in one round trip."""
-        ctx = self._ctx
         specs = list(specs)
-        now = ctx.now()
-        round_ = Round(ctx)
-        replies = [round_.call(ctx.create, ctx.job_keys(spec.key), [
-            *ctx.job_args(now, spec.key),
-            canonical_bytes(spec.request), spec.corpus_digest, spec.provider,
-            canonical_bytes(spec.params), spec.key,
-        ], text) for spec in specs]
+        recipes = {spec.key: spec_bytes(spec) for spec in specs}
+        round_ = Round(self._ctx)
+        replies = self._many(round_, self._ctx.create, [s.key for s in specs],
+                             lambda ids: [len(ids), *ids, *(recipes[i] for i in ids)],
+                             text, results=True)
         round_.send(f"recording {len(specs)} jobs")
         return [reply.get() for reply in replies]
 
     def start(self, job_ids: Sequence[str], worker: str,
               claim: str = "") -> list[tuple[str, int, JobSpec | None]]:
-        """Claim jobs for ``worker``, pipelined. Per job: ('run', attempts so far, spec) to
-        compute it (after ``begin`` with the same ``claim``), or (state, 0, None) to skip it
-        (missing, done, failed).
+        """Claim jobs for ``worker``, in one round trip. Per job: ('run', attempts so far,
+        spec) to compute it (after ``begin`` with the same ``claim``), or (state, 0, None) to
+        skip it (missing, done, failed).
 
         A batch claims all its jobs at once, so if the worker dies the sweeper sees every
         one of them as its own, not only the one being computed; only ``begin`` charges
         an attempt. ``claim`` names this delivery (default: ``worker``): when two copies of
         a job's message are started, only the later claim may begin it."""
-        ctx = self._ctx
-        now = ctx.now()
-        round_ = Round(ctx)
-        replies = [round_.call(ctx.start, ctx.job_keys(job_id),
-                               [*ctx.job_args(now, job_id), worker, claim or worker],
-                               functools.partial(self._started, job_id))
-                   for job_id in job_ids]
+        _check_name(worker)
+        round_ = Round(self._ctx)
+        replies = self._many(round_, self._ctx.start, job_ids,
+                             lambda ids: [worker, claim or worker, *ids], list, results=True)
         round_.send(f"starting {len(job_ids)} job(s)")
-        return [reply.get() for reply in replies]
+        return [_started(job_id, reply.get())
+                for job_id, reply in zip(job_ids, replies, strict=True)]
 
     def deliver(self, job_ids: Sequence[str], worker: str) -> int:
         """Mark the queued ones of ``job_ids`` as delivered to ``worker`` (its message has
         arrived, its pool has not started it): if ``worker`` dies before ``start``, the
         sweeper hands them on within a heartbeat. How many were queued and marked."""
-        ctx = self._ctx
+        _check_name(worker)
+        ctx, round_ = self._ctx, Round(self._ctx)
+        now = ctx.now()
+        counts = [round_.call(ctx.deliver, ctx.job_keys(ctx.keys.shards[shard]),
+                              [*ctx.job_args(now), worker, *ids], int)
+                  for shard, ids in self._pieces(job_ids)]
+        round_.send(f"marking {len(job_ids)} job(s) delivered")
+        return sum(reply.get() for reply in counts)
+
+    def _pieces(self, job_ids: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
+        """``job_ids`` by shard, in pieces of at most MAX_JOBS: (shard, ids)."""
         by_shard: dict[int, list[str]] = {}
         for job_id in job_ids:
-            by_shard.setdefault(ctx.keys.shard_of(job_id), []).append(job_id)
-        now, round_ = ctx.now(), Round(ctx)
-        replies = [round_.call(ctx.deliver, [ctx.keys.shards[shard].jobs_delivered,
-                                             *(ctx.keys.job(j) for j in ids)],
-                               [now, worker, *ids], int)
-                   for shard, ids in by_shard.items()]
-        round_.send(f"marking {len(job_ids)} job(s) delivered")
-        return sum(reply.get() for reply in replies)
-
-    @staticmethod
-    def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
-        verdict = text(reply[0])
-        if verdict != "run":
-            return verdict, 0, None
-        request, corpus, provider, params = (text(v) for v in reply[2:6])
-        spec = JobSpec(key=job_id, request=RetrievalRequest.model_validate_json(request),
-                       corpus_digest=corpus, provider=provider, params=orjson.loads(params))
-        return verdict, int(text(reply[1])), spec
+            by_shard.setdefault(self._ctx.keys.shard_of(job_id), []).append(job_id)
+        for shard, ids in by_shard.items():
+            for piece in range(0, len(ids), MAX_JOBS):
+                yield shard, ids[piece: piece + MAX_JOBS]
 
     def begin(self, job_id: str, worker: str, max_attempts: int,
               claim: str = "") -> tuple[str, int]:
@@ -123,67 +140,64 @@ class JobStore:
         ('failed', 0) when its attempts are spent, or (state, 0) if it is no longer this
         delivery's to run (swept, finished elsewhere, started again under another claim)."""
         round_ = Round(self._ctx)
-        reply = self.queue_begin(round_, job_id, worker, max_attempts, claim)
+        reply = self.queue_begin(round_, [job_id], worker, max_attempts, claim)[0]
         round_.send(f"beginning job {job_id}")
         return reply.get()
 
-    def queue_begin(self, round_: Round, job_id: str, worker: str, max_attempts: int,
-                    claim: str = "") -> Reply[tuple[str, int]]:
-        """``begin``, queued on ``round_`` (sent with whatever else it carries)."""
-        ctx = self._ctx
-        return round_.call(ctx.begin, ctx.job_keys(job_id), [
-            *ctx.job_args(ctx.now(), job_id), worker, max_attempts, claim or worker,
-        ], _begun)
+    def queue_begin(self, round_: Round, job_ids: Sequence[str], worker: str,
+                    max_attempts: int, claim: str = "") -> list[Reply[tuple[str, int]]]:
+        """``begin`` for each of ``job_ids``, queued on ``round_`` (sent with whatever else
+        it carries)."""
+        return self._many(round_, self._ctx.begin, job_ids,
+                          lambda ids: [worker, max_attempts, claim or worker, *ids], _begun)
 
     def lost(self, page: int = 1000) -> Iterator[list[str]]:
-        """Pages of done jobs whose result is gone, found by a scan of every job record
+        """Pages of done jobs whose result is gone, found by a scan of every job's state
         (a done job is in no index, and an index may be lost with the result)."""
         ctx = self._ctx
         with translated(ctx.client, "looking for done jobs without a result"):
-            batch: list[str] = []
-            for name in ctx.client.scan_iter(match=ctx.keys.pattern("job"), count=page):
-                batch.append(text(name).split(":job:", 1)[1])
-                if len(batch) == page:
-                    yield self._without_result(batch)
-                    batch = []
-            if batch:
-                yield self._without_result(batch)
+            for shard in ctx.keys.shards:
+                batch: list[str] = []
+                for job_id, state in ctx.client.hscan_iter(shard.job_states, count=page):
+                    if state.startswith(b"done|"):
+                        batch.append(text(job_id))
+                    if len(batch) == page:
+                        yield self._without_result(shard, batch)
+                        batch = []
+                if batch:
+                    yield self._without_result(shard, batch)
 
-    def _without_result(self, job_ids: list[str]) -> list[str]:
-        ctx = self._ctx
-        pipe = ctx.client.pipeline(transaction=False)
+    def _without_result(self, shard: ShardKeys, job_ids: list[str]) -> list[str]:
+        pipe = self._ctx.client.pipeline(transaction=False)
         for job_id in job_ids:
-            pipe.hget(ctx.keys.job(job_id), "state")
-            pipe.exists(ctx.keys.result(job_id))
-        flags = pipe.execute()
-        return [job_id for i, job_id in enumerate(job_ids)
-                if flags[2 * i] == b"done" and not flags[2 * i + 1]]
+            pipe.exists(shard.result(job_id))
+        return [job_id for job_id, found in zip(job_ids, pipe.execute(), strict=True)
+                if not found]
+
+    def _one(self, script: Any, job_id: str, args: list[Any], doing: str,
+             result: bool = True) -> str:
+        """A single-job script's text answer."""
+        ctx = self._ctx
+        k = ctx.shard(job_id)
+        with translated(ctx.client, doing):
+            return text(script(keys=[*ctx.job_keys(k), *([k.result(job_id)] if result else [])],
+                               args=[*ctx.job_args(ctx.now()), job_id, *args]))
 
     def reopen(self, job_id: str) -> str:
         """Queue again a done job whose result is gone: 'reopened', or its state."""
-        ctx = self._ctx
-        with translated(ctx.client, f"reopening job {job_id}"):
-            return text(ctx.reopen(keys=ctx.job_keys(job_id),
-                                   args=ctx.job_args(ctx.now(), job_id)))
+        return self._one(self._ctx.reopen, job_id, [], f"reopening job {job_id}")
 
     def fail(self, job_id: str, error: str, *, permanent: bool, max_attempts: int) -> str:
         """Record ``error``; 'failed' if permanent or out of attempts, else 'queued' to retry."""
-        ctx = self._ctx
-        with translated(ctx.client, f"recording the failure of job {job_id}"):
-            reply = ctx.fail(keys=ctx.job_keys(job_id), args=[
-                *ctx.job_args(ctx.now(), job_id), error, "1" if permanent else "0",
-                max_attempts,
-            ])
-        return text(reply)
+        return self._one(self._ctx.fail, job_id, [error, "1" if permanent else "0",
+                                                  max_attempts],
+                         f"recording the failure of job {job_id}", result=False)
 
     def requeue(self, stale: StaleJob, max_attempts: int) -> str:
         """Reopen a stale job: 'requeue' (enqueue it), 'done', 'failed', or 'changed'."""
-        ctx = self._ctx
-        with translated(ctx.client, f"sweeping job {stale.id}"):
-            reply = ctx.requeue(keys=ctx.job_keys(stale.id), args=[
-                *ctx.job_args(ctx.now(), stale.id), stale.updated, max_attempts, stale.reason,
-            ])
-        return text(reply)
+        return self._one(self._ctx.requeue, stale.id, [stale.updated, max_attempts,
+                                                       stale.reason],
+                         f"sweeping job {stale.id}")
 
     def get(self, job_id: str) -> JobRecord:
         """The job record, or NotFoundError."""
@@ -196,11 +210,21 @@ class JobStore:
     def get_many(self, job_ids: Iterable[str]) -> list[JobRecord | None]:
         """Records in the order asked for; None where there is none."""
         ctx = self._ctx
+        job_ids = list(job_ids)
+        found: dict[str, JobRecord | None] = {}
         with translated(ctx.client, "reading job records"):
             pipe = ctx.client.pipeline(transaction=False)
-            for job_id in job_ids:
-                pipe.hgetall(ctx.keys.job(job_id))
-            return [JobRecord.from_hash(raw) if raw else None for raw in pipe.execute()]
+            pieces = list(self._pieces(list(dict.fromkeys(job_ids))))
+            for shard, ids in pieces:
+                k = ctx.keys.shards[shard]
+                pipe.hmget(k.job_specs, ids).hmget(k.job_states, ids).hmget(k.job_errors, ids)
+            answers = pipe.execute()
+        for at, (_, ids) in enumerate(pieces):
+            specs, states, errors = answers[3 * at: 3 * at + 3]
+            for job_id, spec, state, error in zip(ids, specs, states, errors, strict=True):
+                found[job_id] = (JobRecord.from_fields(job_id, spec, state, error)
+                                 if spec is not None and state is not None else None)
+        return [found[job_id] for job_id in job_ids]
 
     def counts(self) -> dict[str, int]:
         """How many jobs are queued and running right now."""
@@ -242,7 +266,7 @@ class JobStore:
             # Delivered first: a job delivered between the reads may be sent again (the
             # duplicate finds it claimed or done); one that moves on is missed one sweep at
             # most, never lost.
-            delivered = self._held(shard.jobs_delivered, "state", "worker", "updated")
+            delivered = self._held(shard, shard.jobs_delivered, "state", "worker", "updated")
             received = {i for i, _ in delivered}
             # Oldest first: those past queued_before, then (if asked) younger unreceived ones.
             waiting = [(text(i), score) for i, score in ctx.client.zrangebyscore(
@@ -250,12 +274,13 @@ class JobStore:
                 start=0, num=limit, withscores=True)
                 if score <= queued_before or text(i) not in received]
             ids = [i for i, _ in waiting]
-            for (i, score), updated in zip(waiting, self._fields(ids, "updated"), strict=True):
+            for (i, score), updated in zip(waiting, self._fields(shard, ids, "updated"),
+                                           strict=True):
                 if updated is not None:
                     found[i] = StaleJob(i, updated, "queued without a result"
                                         if score <= queued_before
                                         else "queued, with no message waiting")
-            running = self._held(shard.jobs_running, "worker", "updated", "started")
+            running = self._held(shard, shard.jobs_running, "worker", "updated", "started")
             living = alive({f[1] for _, f in delivered} | {f[0] for _, f in running})
             for i, (state, worker, updated) in delivered:
                 if state == "queued" and worker not in living:
@@ -267,27 +292,46 @@ class JobStore:
                 elif float(started) < running_before:
                     found.setdefault(i, StaleJob(i, updated, "ran past the task time limit"))
 
-    def _held(self, index: str, *names: str) -> list[tuple[str, tuple[str, ...]]]:
-        """Each job in the sorted set ``index`` with its fields ``names``, where it has all."""
+    def _held(self, shard: ShardKeys, index: str,
+              *names: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Each job in the sorted set ``index`` with its state's fields ``names``, where it
+        has a state."""
         ids = [text(i) for i in self._ctx.client.zrange(index, 0, -1)]
-        return [(i, fields) for i, fields in zip(ids, self._fields(ids, *names), strict=True)
+        return [(i, fields) for i, fields in zip(ids, self._fields(shard, ids, *names),
+                                                 strict=True)
                 if fields is not None]
 
-    def _fields(self, job_ids: list[str], *names: str) -> list[Any]:
-        """HMGET ``names`` of each job, paged; a field tuple (or one value) or None."""
-        ctx = self._ctx
+    def _fields(self, shard: ShardKeys, job_ids: list[str], *names: str) -> list[Any]:
+        """The state fields ``names`` of each job, paged; a field tuple (or one value), or
+        None for a job with no state."""
         out: list[Any] = []
         for at in range(0, len(job_ids), _PAGE):
-            pipe = ctx.client.pipeline(transaction=False)
-            for job_id in job_ids[at: at + _PAGE]:
-                pipe.hmget(ctx.keys.job(job_id), list(names))
-            for values in pipe.execute():
-                if any(v is None for v in values):
+            states = self._ctx.client.hmget(shard.job_states, job_ids[at: at + _PAGE])
+            for state in states:
+                if state is None:
                     out.append(None)
-                else:
-                    decoded = tuple(text(v) for v in values)
-                    out.append(decoded[0] if len(decoded) == 1 else decoded)
+                    continue
+                values = dict(zip(STATE_FIELDS, text(state).split("|", len(STATE_FIELDS) - 1),
+                                  strict=True))
+                picked = tuple(values[name] for name in names)
+                out.append(picked[0] if len(picked) == 1 else picked)
         return out
+
+
+def _check_name(worker: str) -> None:
+    if "|" in worker:  # the state string's separator (store.scripts)
+        raise ConfigError(f"a worker's name cannot hold '|' ({worker!r}); name it without")
+
+
+def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
+    verdict = text(reply[0])
+    if verdict != "run" or len(reply) < 3 or reply[2] is None:
+        return (verdict if verdict != "run" else "missing"), 0, None
+    recipe = orjson.loads(reply[2])
+    spec = JobSpec(key=job_id, request=RetrievalRequest.model_validate(recipe["request"]),
+                   corpus_digest=recipe["corpus"], provider=recipe["provider"],
+                   params=recipe["params"])
+    return verdict, int(text(reply[1])), spec
 
 
 def _begun(reply: list[Any]) -> tuple[str, int]:

@@ -50,8 +50,30 @@ class ShardKeys:
     index: int
 
     def job(self, job_id: str) -> str:
-        """Hash: one job record (see store.records.JobRecord)."""
+        """Hash: one job record in a layout-version-1 store (read only by its migration,
+        store.migration)."""
         return f"{self.base}:job:{job_id}"
+
+    @property
+    def job_specs(self) -> str:
+        """Hash: job id -> its spec (canonical JSON: request, corpus, provider, params),
+        written once when the job is recorded."""
+        return f"{self.base}:jobs:spec"
+
+    @property
+    def job_states(self) -> str:
+        """Hash: job id -> its mutable state as one string (store.scripts, _PRELUDE)."""
+        return f"{self.base}:jobs:state"
+
+    @property
+    def job_errors(self) -> str:
+        """Hash: job id -> the error that failed (or is retrying) it."""
+        return f"{self.base}:jobs:error"
+
+    def receipt(self, token: str) -> str:
+        """String: set with a chunk's results by one MSETNX, so the script that follows
+        can tell whether that MSETNX wrote them (store.scripts.COMPLETE)."""
+        return f"{self.base}:receipt:{token}"
 
     def result(self, key: str) -> str:
         """String: canonical bytes of a RetrievalResult, write-once."""
@@ -119,10 +141,13 @@ class ShardKeys:
 
 @dataclass(frozen=True)
 class Keys:
-    """Key names for one prefix and layout: flat (``tags`` None) or one tag per shard."""
+    """Key names for one prefix and layout: flat (``tags`` None) or one tag per shard;
+    ``version`` 2 keeps job records as fields of per-shard hashes, 1 (stores made before)
+    as one hash per job."""
 
     prefix: str
     tags: tuple[str, ...] | None = None
+    version: int = 2
     _shards: tuple[ShardKeys, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -151,10 +176,6 @@ class Keys:
     def shard(self, key: str) -> ShardKeys:
         """The keys of the shard that holds result ``key``."""
         return self._shards[self.shard_of(key)]
-
-    def job(self, job_id: str) -> str:
-        """Hash: one job record; a job's id is its result key."""
-        return self.shard(job_id).job(job_id)
 
     def result(self, key: str) -> str:
         """String: canonical bytes of a RetrievalResult, write-once."""

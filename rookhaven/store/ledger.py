@@ -36,10 +36,13 @@ class Ledger:
         return heapq.merge(*reads, key=lambda row: tuple(int(n) for n in row[0].split("-")))
 
     def events(self, page: int = 1000) -> Iterator[LedgerEvent]:
-        """Every job event, oldest first (each shard keeps its own ledger)."""
+        """Every job event, oldest first (each shard keeps its own ledger). An entry names
+        the jobs one script moved alike (``jobs``, separated by spaces; ``job`` in entries
+        written before layout version 2): each is an event of its own, in the order named."""
         for entry_id, f in self._merged([s.ledger for s in self._ctx.keys.shards], page):
-            yield LedgerEvent(id=entry_id, job=f["job"], event=f["event"], at=float(f["at"]),
-                              detail=f.get("detail", ""))
+            for job in (f["jobs"].split(" ") if "jobs" in f else [f["job"]]):
+                yield LedgerEvent(id=entry_id, job=job, event=f["event"], at=float(f["at"]),
+                                  detail=f.get("detail", ""))
 
     def reject(self, task: str, reason: str, at: str) -> None:
         """Record a broker message that was dropped unexecuted, and why."""

@@ -16,6 +16,9 @@ from ..models import RetrievalRequest
 
 JobState = Literal["queued", "running", "done", "failed"]
 STATES: tuple[JobState, ...] = ("queued", "running", "done", "failed")
+# The fields of a job's state string, in order (store.scripts).
+STATE_FIELDS = ("state", "attempts", "enqueued", "created", "updated", "started", "finished",
+                "worker", "claim")
 
 
 class _Record(BaseModel):
@@ -59,22 +62,25 @@ class JobRecord(_Record):
                        provider=self.provider, params=self.params)
 
     @classmethod
-    def from_hash(cls, raw: dict[bytes, bytes]) -> JobRecord:
-        """Parse the Redis hash written by the job scripts."""
-        text = {k.decode(): v.decode() for k, v in raw.items()}
+    def from_fields(cls, job_id: str, spec: bytes, state: bytes,
+                    error: bytes | None) -> JobRecord:
+        """Parse a job's spec, state string and error as the job scripts write them."""
+        fields = state.decode().split("|", len(STATE_FIELDS) - 1)
+        values = dict(zip(STATE_FIELDS, fields, strict=True))
+        recipe = orjson.loads(spec)
 
         def when(name: str) -> float | None:
-            return float(text[name]) if text.get(name) else None
+            return float(values[name]) if values[name] else None
 
         return cls(
-            id=text["id"], key=text["key"], state=text["state"],
-            request=RetrievalRequest.model_validate_json(text["request"]),
-            corpus_digest=text["corpus"], provider=stored_engine(text["provider"]).ref,
-            params=orjson.loads(text["params"]), created=float(text["created"]),
-            updated=float(text["updated"]), enqueued=int(text["enqueued"]),
-            attempts=int(text["attempts"]), started=when("started"),
-            finished=when("finished"), worker=text.get("worker") or None,
-            error=text.get("error") or None,
+            id=job_id, key=job_id, state=values["state"],
+            request=RetrievalRequest.model_validate(recipe["request"]),
+            corpus_digest=recipe["corpus"], provider=stored_engine(recipe["provider"]).ref,
+            params=recipe["params"], created=float(values["created"]),
+            updated=float(values["updated"]), enqueued=int(values["enqueued"]),
+            attempts=int(values["attempts"]), started=when("started"),
+            finished=when("finished"), worker=values["worker"] or None,
+            error=error.decode() if error else None,
         )
 
 

@@ -1,17 +1,20 @@
 """Results and audit records, write-once under their content keys.
 
-Storing a result is also how its job finishes: one script (store.scripts.COMPLETE) checks
-both keys, writes whatever is absent, appends the result's leaf to the transparency log
-(store.log), indexes the audit and marks the job done. Different
-bytes under an existing key are refused, recorded in the violations stream, logged and
-raised; nothing is ever overwritten.
+Storing a result is also how its job finishes: a chunk's results and audits go in with one
+MSETNX (only if none of their keys exists), then one script (store.scripts.COMPLETE)
+appends their leaves to the transparency log (store.log), indexes the audits and marks the
+jobs done. Where a key exists, each is written if absent and compared: different bytes under
+an existing key are refused, recorded in the violations stream, logged and raised; nothing
+is ever overwritten.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterator
+import secrets
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.canonical import embeds
@@ -20,10 +23,21 @@ from ..transparency.leaf import leaf_for
 from ..transparency.merkle import leaf_hash
 from .connection import translated
 from .context import StoreContext, text
-from .keys import LOG_CHUNK
-from .rounds import Reply, Round
+from .keys import LOG_CHUNK, ShardKeys
+from .rounds import Item, Reply, Round
+from .scripts import MAX_JOBS
 
 log = logging.getLogger("rookhaven.store")
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A result and its audit offered for storage under ``key``, computed over ``corpus``."""
+
+    key: str
+    corpus: str
+    result: bytes
+    audit: bytes
 
 
 class ResultStore:
@@ -39,28 +53,38 @@ class ResultStore:
         (no job). Raises IntegrityError if either key already holds different bytes.
         """
         round_ = Round(self._ctx)
-        reply = self.queue_put(round_, key, corpus_digest, result, audit)
+        reply = self.queue_put(round_, [Offered(key, corpus_digest, result, audit)])[0]
         round_.send(f"storing result {key}")
         return reply.get()
 
-    def queue_put(self, round_: Round, key: str, corpus_digest: str, result: bytes,
-                  audit: bytes) -> Reply[str]:
-        """``put``, queued on ``round_``; its IntegrityError is raised by ``Reply.get``, or
-        at once (nothing queued) if ``result`` does not embed ``audit``."""
-        if not embeds(result, audit):
-            # Both copies come from one encoding (core.canonical.result_bytes); a pair that
-            # disagrees was assembled from two computations and must never be stored.
-            raise IntegrityError(
-                f"the result offered under {key} does not embed the audit offered with it; "
-                "nothing was stored. Store the bytes core.canonical.result_bytes gives")
-        ctx, k = self._ctx, self._ctx.shard(key)
-        keys = [*ctx.job_keys(key), k.audit(key), k.audits_by_time,
-                k.audits_by_corpus(corpus_digest), k.violations, k.log_leaves, k.log_index]
+    def queue_put(self, round_: Round, offered: Sequence[Offered]) -> list[Reply[str]]:
+        """``put`` for each of ``offered``, queued on ``round_``: per shard and corpus, one
+        MSETNX of the results and audits and one script that logs and closes their jobs
+        (store.scripts.COMPLETE). A reply per result; its IntegrityError is raised by
+        ``Reply.get``, or at once (nothing queued) if a result does not embed its audit."""
+        for item in offered:
+            if not embeds(item.result, item.audit):
+                # Both copies come from one encoding (core.canonical.result_bytes); a pair
+                # that disagrees was assembled from two computations and must never be stored.
+                raise IntegrityError(
+                    f"the result offered under {item.key} does not embed the audit offered "
+                    "with it; nothing was stored. Store the bytes "
+                    "core.canonical.result_bytes gives")
+        ctx = self._ctx
+        groups: dict[tuple[int, str], list[int]] = {}
+        for at, item in enumerate(offered):
+            groups.setdefault((ctx.keys.shard_of(item.key), item.corpus), []).append(at)
+        replies: list[Reply[str] | None] = [None] * len(offered)
         now = ctx.now()
-        leaf = leaf_for(key, result, audit, corpus_digest, now).encode()
-        return round_.call(ctx.complete, keys, [
-            *ctx.job_args(now, key), result, audit, key, leaf, leaf_hash(leaf),
-            k.log_hashes(0, 0)[:-1], LOG_CHUNK], functools.partial(_stored, key, corpus_digest))
+        for (shard, _), positions in groups.items():
+            for piece in range(0, len(positions), MAX_JOBS):
+                where = positions[piece: piece + MAX_JOBS]
+                chunk = _Chunk(ctx, ctx.keys.shards[shard], [offered[at] for at in where], now)
+                whole = chunk.queue(round_)
+                for index, at in enumerate(where):
+                    replies[at] = Item(whole, index, functools.partial(
+                        _stored, offered[at].key, offered[at].corpus))
+        return [reply for reply in replies if reply is not None]
 
     def exists(self, key: str) -> bool:
         """Whether a result is stored under ``key``."""
@@ -105,6 +129,76 @@ class ResultStore:
             raise NotFoundError(f"no {what} stored under {key!r}; a job's result appears "
                                 "when its state is done (`rookhaven job KEY`)")
         return bytes(value)
+
+
+class _Chunk:
+    """Results of one shard and corpus, stored together: an MSETNX and COMPLETE in the
+    caller's round; if the MSETNX refused (a key existed), key by key, compared, later."""
+
+    def __init__(self, ctx: StoreContext, shard: ShardKeys, items: list[Offered],
+                 now: str) -> None:
+        self._ctx, self._shard, self._items, self._now = ctx, shard, items, now
+        self._leaves: list[tuple[str, bytes, bytes]] = []
+        for item in items:
+            leaf = leaf_for(item.key, item.result, item.audit, item.corpus, now).encode()
+            self._leaves.append((item.key, leaf, leaf_hash(leaf)))
+        self._outcomes: list[str] | None = None
+
+    def queue(self, round_: Round) -> Reply[list[str]]:
+        """Queue the MSETNX and the script; the reply gives each item's outcome."""
+        k, receipt = self._shard, self._shard.receipt(secrets.token_hex(8))
+        pairs: list[Any] = []
+        for item in self._items:
+            pairs += [k.result(item.key), item.result, k.audit(item.key), item.audit]
+        pairs += [receipt, b"1"]
+        round_.command("MSETNX", pairs[0::2], pairs, int)
+        distinct = len({item.key for item in self._items})
+        return round_.call(self._ctx.complete, self._keys(receipt),
+                           self._args("receipt", distinct, self._leaves), self._settled)
+
+    def _keys(self, receipt: str) -> list[str]:
+        k = self._shard
+        return [*self._ctx.job_keys(k), k.audits_by_time,
+                k.audits_by_corpus(self._items[0].corpus), k.log_leaves, k.log_index, receipt]
+
+    def _args(self, mode: str, stored: int, leaves: list[tuple[str, bytes, bytes]]) -> list[Any]:
+        return [*self._ctx.job_args(self._now), self._shard.log_hashes(0, 0)[:-1], LOG_CHUNK,
+                mode, stored, *(part for leaf in leaves for part in leaf)]
+
+    def _settled(self, answer: Any) -> list[str]:
+        if self._outcomes is None:
+            self._outcomes = ([text(a) for a in answer] if text(answer[0]) != "refused"
+                              else self._one_by_one())
+        return self._outcomes
+
+    def _one_by_one(self) -> list[str]:
+        """Each key written if absent and a present one compared (store.scripts.PUT): the
+        equal results' jobs closed as COMPLETE would, a differing one recorded as a
+        violation (its job failed)."""
+        ctx, k, items = self._ctx, self._shard, self._items
+        with translated(ctx.client, f"storing {len(items)} result(s) one by one"):
+            round_ = Round(ctx)
+            puts = [round_.call(ctx.put, [k.result(item.key), k.audit(item.key)],
+                                [item.result, item.audit], text) for item in items]
+            round_.send(f"storing {len(items)} result(s) one by one")
+            verdicts = [put.get() for put in puts]
+            outcomes = list(verdicts)
+            for at, verdict in enumerate(verdicts):
+                if verdict.startswith("violation:"):
+                    item = items[at]
+                    outcomes[at] = text(ctx.violation(
+                        keys=[*ctx.job_keys(k), k.violations],
+                        args=[*ctx.job_args(self._now), item.key, item.key,
+                              verdict.removeprefix("violation:")]))
+            equal = [at for at, verdict in enumerate(verdicts)
+                     if not verdict.startswith("violation:")]
+            if equal:
+                stored = len({items[at].key for at in equal if verdicts[at] == "stored"})
+                answer = ctx.complete(keys=self._keys(k.receipt("checked")), args=self._args(
+                    "checked", stored, [self._leaves[at] for at in equal]))
+                for at, outcome in zip(equal, answer, strict=True):
+                    outcomes[at] = text(outcome)
+        return outcomes
 
 
 def _stored(key: str, corpus_digest: str, answer: Any) -> str:

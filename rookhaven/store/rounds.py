@@ -50,11 +50,23 @@ class Reply(Generic[T]):
         return self._parse(self._value)
 
 
+class Item(Reply[T]):
+    """One element of a queued call's list answer (a job of a many-job script), parsed."""
+
+    def __init__(self, whole: Reply[Any], index: int, parse: Callable[[Any], T]) -> None:
+        super().__init__(parse)
+        self._whole, self._index = whole, index
+
+    def get(self) -> T:
+        return self._parse(self._whole.get()[self._index])
+
+
 @dataclass(frozen=True)
 class _Call:
-    script: Script
+    script: Script | None  # None: a plain command, named by ``command``
     keys: Sequence[Any]
     args: Sequence[Any]
+    command: str = ""
 
 
 class Round:
@@ -73,6 +85,15 @@ class Round:
         self._replies.append(reply)
         return reply
 
+    def command(self, name: str, keys: Sequence[Any], args: Sequence[Any],
+                parse: Callable[[Any], T]) -> Reply[T]:
+        """Queue the plain command ``name`` (its arguments are ``args``; ``keys`` are the
+        keys among them, the first deciding a cluster's node)."""
+        reply: Reply[T] = Reply(parse)
+        self._calls.append(_Call(None, keys, args, name))
+        self._replies.append(reply)
+        return reply
+
     def __len__(self) -> int:
         return len(self._calls)
 
@@ -88,7 +109,8 @@ class Round:
             if refused:
                 for script in {id(self._calls[i].script): self._calls[i].script
                                for i in refused}.values():
-                    client.script_load(script.script)
+                    if script is not None:
+                        client.script_load(script.script)
                 for i, answer in zip(refused, self._execute(refused), strict=True):
                     answers[i] = answer
             for answer in answers:
@@ -103,8 +125,7 @@ class Round:
             return self._execute_on_cluster(client, which)
         pipe = client.pipeline(transaction=False)
         for i in which:
-            call = self._calls[i]
-            pipe.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
+            _queue(pipe, self._calls[i])
         return list(pipe.execute(raise_on_error=False))
 
     def _execute_on_cluster(self, client: Any, which: Sequence[int] | range) -> list[Any]:
@@ -121,8 +142,7 @@ class Round:
         for node, calls in by_node.values():
             pipe = client.get_redis_connection(node).pipeline(transaction=False)
             for i in calls:
-                call = self._calls[i]
-                pipe.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
+                _queue(pipe, self._calls[i])
             try:
                 answers.update(zip(calls, pipe.execute(raise_on_error=False), strict=True))
             except (RedisConnectionError, RedisTimeoutError) as exc:
@@ -132,10 +152,15 @@ class Round:
                 answers.update(dict.fromkeys(calls, ClusterDownError(str(exc))))
         for i, answer in answers.items():
             if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError):
-                call = self._calls[i]
                 try:
-                    answers[i] = client.evalsha(call.script.sha, len(call.keys), *call.keys,
-                                                *call.args)
+                    answers[i] = _queue(client, self._calls[i])
                 except ResponseError as exc:  # NOSCRIPT on the slot's new node, a refusal
                     answers[i] = exc
         return [answers[i] for i in which]
+
+
+def _queue(target: Any, call: _Call) -> Any:
+    """Send ``call`` on ``target`` (a pipeline: queued; a client: answered)."""
+    if call.script is None:
+        return target.execute_command(call.command, *call.args)
+    return target.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)

@@ -1,252 +1,437 @@
 """The Lua scripts behind every job transition, so each is one atomic step on the server.
 
-A job's state, the open-job indexes, the ledger stream and (on completion) the result,
-audit and audit indexes change together or not at all: a crash, a Redis restart or two
-workers finishing the same job can never leave a record that disagrees with the result.
+A job's state, the open-job indexes, the ledger stream and (on completion) the log leaves
+and audit indexes change together or not at all: a crash, a Redis restart or two workers
+finishing the same job can never leave a record that disagrees with the result.
+
+Each script works on many jobs of one shard at once (a message's or a chunk's): per shard,
+a job's spec is a field of one hash, written once, and its mutable state one short string, a
+field of another (docs/adr/0036-the-message-as-the-ledgers-unit.md), so a transition of
+n jobs reads them with one HMGET and writes them with one HSET, moves them between the
+open-job indexes with one command per index, and writes one ledger event per kind of change
+naming its jobs. The Python side sends at most ``MAX_JOBS`` jobs a call.
 
 Every job script takes the same leading keys and arguments:
-KEYS = job, jobs_queued, jobs_running, ledger, result, counters, jobs_delivered, ...;
-ARGV = now, ledger max length, job id, ...
+KEYS = specs, states, errors, jobs_queued, jobs_running, jobs_delivered, ledger, counters, ...;
+ARGV = now, ledger max length, ...
 """
 
 from __future__ import annotations
 
-_COMMON = """
-local job, queued, running, ledger, result = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local counters, delivered = KEYS[6], KEYS[7]
-local now, maxlen, id = ARGV[1], ARGV[2], ARGV[3]
-local function event(name, detail)
-  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*',
-             'job', id, 'event', name, 'at', now, 'detail', detail or '')
-  -- Counted with the event, so the metrics can never disagree with the ledger.
-  redis.call('HINCRBY', counters, 'jobs_' .. name, 1)
+# Jobs per script call: every list a script unpacks (HMGET's fields, ZADD's score and
+# member pairs) stays far below Lua's stack limit of ~8,000.
+MAX_JOBS = 500
+
+# A job's state string: state|attempts|enqueued|created|updated|started|finished|worker|claim.
+# A worker's name holds no '|' (host:pid:token); a claim is the worker's name and a token.
+_PRELUDE = """
+local specs, states, errors, queued, running = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local delivered, ledger, counters = KEYS[6], KEYS[7], KEYS[8]
+local now, maxlen = ARGV[1], ARGV[2]
+
+local function parse(s)
+  if not s then return false end
+  local f = {}
+  for part in string.gmatch(s .. '|', '([^|]*)|') do f[#f + 1] = part end
+  return {state = f[1], attempts = tonumber(f[2]), enqueued = tonumber(f[3]),
+          created = f[4], updated = f[5], started = f[6], finished = f[7],
+          worker = f[8] or '', claim = f[9] or ''}
 end
--- ``error``, if given, is written in the same HSET.
-local function close(state, detail, error)
-  if error then
-    redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now, 'error', error)
+
+local function pack(j)
+  return table.concat({j.state, j.attempts, j.enqueued, j.created, j.updated, j.started,
+                       j.finished, j.worker, j.claim}, '|')
+end
+
+-- Jobs read once, changed in place, written once at the end (``flush``): an id that comes
+-- twice in one call sees its own earlier change, as it would in two calls. A job put
+-- ``in_place`` (an attempt charged) keeps its place in the open-job indexes; any other is
+-- placed again by its final state.
+local cur, dirty, moved, order = {}, {}, {}, {}
+local function load(ids)
+  local raw = redis.call('HMGET', states, unpack(ids))
+  for i = 1, #ids do
+    if cur[ids[i]] == nil then cur[ids[i]] = parse(raw[i]) end
+  end
+end
+local function put(id, j, in_place)
+  cur[id] = j
+  if not in_place then moved[id] = true end
+  if not dirty[id] then dirty[id] = true; order[#order + 1] = id end
+end
+
+-- Ledger events, one per (name, detail), naming their jobs in order; counted with the
+-- event, so the metrics can never disagree with the ledger.
+local events, event_order = {}, {}
+local function event(name, id, detail)
+  detail = detail or ''
+  local g = name .. '\\0' .. detail
+  if not events[g] then
+    events[g] = {name = name, detail = detail, ids = {}}
+    event_order[#event_order + 1] = g
+  end
+  local ids = events[g].ids
+  ids[#ids + 1] = id
+end
+
+local errors_set, errors_cleared = {}, {}
+local function close(id, j, state, detail, err)
+  j.state, j.finished, j.updated = state, now, now
+  put(id, j)
+  if err then errors_set[#errors_set + 1] = id; errors_set[#errors_set + 1] = err end
+  event(state, id, detail)
+end
+
+-- Write every changed job, its index membership (from its final state) and the events.
+local function flush()
+  if #order == 0 then return end
+  local fields, add_queued, add_running, leave_queued, leave_running, leave_delivered =
+    {}, {}, {}, {}, {}, {}
+  for _, id in ipairs(order) do
+    local j = cur[id]
+    fields[#fields + 1] = id; fields[#fields + 1] = pack(j)
+    if not moved[id] then
+      -- in place: nothing to move
+    elseif j.state == 'queued' then
+      add_queued[#add_queued + 1] = j.updated; add_queued[#add_queued + 1] = id
+      leave_running[#leave_running + 1] = id; leave_delivered[#leave_delivered + 1] = id
+    elseif j.state == 'running' then
+      add_running[#add_running + 1] = j.started; add_running[#add_running + 1] = id
+      leave_queued[#leave_queued + 1] = id; leave_delivered[#leave_delivered + 1] = id
+    else
+      leave_queued[#leave_queued + 1] = id; leave_running[#leave_running + 1] = id
+      leave_delivered[#leave_delivered + 1] = id
+    end
+  end
+  redis.call('HSET', states, unpack(fields))
+  if #errors_set > 0 then redis.call('HSET', errors, unpack(errors_set)) end
+  if #errors_cleared > 0 then redis.call('HDEL', errors, unpack(errors_cleared)) end
+  if #leave_queued > 0 then redis.call('ZREM', queued, unpack(leave_queued)) end
+  if #leave_running > 0 then redis.call('ZREM', running, unpack(leave_running)) end
+  if #leave_delivered > 0 then redis.call('ZREM', delivered, unpack(leave_delivered)) end
+  if #add_queued > 0 then redis.call('ZADD', queued, unpack(add_queued)) end
+  if #add_running > 0 then redis.call('ZADD', running, unpack(add_running)) end
+  for _, g in ipairs(event_order) do
+    local e = events[g]
+    redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(e.ids, ' '),
+               'event', e.name, 'at', now, 'detail', e.detail)
+    redis.call('HINCRBY', counters, 'jobs_' .. e.name, #e.ids)
+  end
+end
+
+-- Whether result key ``KEYS[at]`` exists, asked only if ``any`` of them does.
+local function stored(any, at)
+  return any > 0 and redis.call('EXISTS', KEYS[at]) == 1
+end
+"""
+
+# KEYS[9..] = each job's result key; ARGV[3] = n, ARGV[4..3+n] = ids, then their specs.
+# Per job: 'cached' if the result exists (nothing written); the current state if the job is
+# open (nothing written); 'new' when it was recorded as queued and must be enqueued (a new
+# or failed job; a done one whose result is gone, recomputed under the same key).
+CREATE = _PRELUDE + """
+local n = tonumber(ARGV[3])
+local ids = {}
+for i = 1, n do ids[i] = ARGV[3 + i] end
+load(ids)
+local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + n))
+local new_specs, out = {}, {}
+for i = 1, n do
+  local id, j = ids[i], cur[ids[i]]
+  if stored(any, 8 + i) then
+    out[i] = 'cached'
+  elseif j and j.state == 'done' then
+    j.state, j.updated, j.finished, j.attempts = 'queued', now, '', 0
+    j.enqueued = j.enqueued + 1
+    put(id, j)
+    event('requeued', id, 'result missing')
+    out[i] = 'new'
+  elseif j and j.state ~= 'failed' then
+    out[i] = j.state
   else
-    redis.call('HSET', job, 'state', state, 'finished', now, 'updated', now)
-  end
-  redis.call('ZREM', queued, id)
-  redis.call('ZREM', running, id)
-  redis.call('ZREM', delivered, id)
-  event(state, detail)
-end
-local state = redis.call('HGET', job, 'state')
-"""
-
-# ARGV[4..8] = request, corpus digest, provider, params, result key.
-# 'cached' if the result exists (nothing written); the current state if the job is open or
-# done (nothing written); 'new' when a job was recorded as queued and must be enqueued.
-CREATE = _COMMON + """
-if redis.call('EXISTS', result) == 1 then return 'cached' end
-if state == 'done' then
-  -- Done, but its result is gone (an eviction, a partial restore): compute it again, under
-  -- the same key, with the same bytes.
-  redis.call('HSET', job, 'state', 'queued', 'updated', now, 'finished', '', 'attempts', 0)
-  redis.call('HINCRBY', job, 'enqueued', 1)
-  redis.call('ZADD', queued, now, id)
-  event('requeued', 'result missing')
-  return 'new'
-end
-if state and state ~= 'failed' then return state end
-redis.call('HSET', job, 'id', id, 'key', ARGV[8], 'request', ARGV[4], 'corpus', ARGV[5],
-           'provider', ARGV[6], 'params', ARGV[7], 'state', 'queued', 'created', now,
-           'updated', now, 'enqueued', 1, 'attempts', 0, 'started', '', 'finished', '',
-           'worker', '', 'error', '')
-redis.call('ZADD', queued, now, id)
-event('queued', '')
-return 'new'
-"""
-
-# ARGV[4..5] = worker instance, claim (unique to this delivery). Claims the job for the
-# worker's batch; costs no attempt (see BEGIN). A later delivery of the same job (the
-# sweeper's message and the broker's restored one) takes the claim over, so of two copies
-# started together only the last begins and is charged.
-# Returns {'run', attempts, request, corpus, provider, params} when the caller should
-# compute, else {state}: 'missing', 'done' or 'failed' (skip it: a redelivered duplicate,
-# or a job finished by someone else).
-START = _COMMON + """
-if not state then return {'missing'} end
-if state == 'done' or state == 'failed' then return {state} end
-if redis.call('EXISTS', result) == 1 then
-  close('done', 'result already stored')
-  return {'done'}
-end
--- One read for the attempts and the spec (the HSET below touches neither).
-local spec = redis.call('HMGET', job, 'attempts', 'request', 'corpus', 'provider', 'params')
-redis.call('HSET', job, 'state', 'running', 'started', now, 'updated', now, 'worker', ARGV[4],
-           'claim', ARGV[5])
-redis.call('ZREM', queued, id)
-redis.call('ZREM', delivered, id)
-redis.call('ZADD', running, now, id)
-event('running', ARGV[4])
-return {'run', tostring(spec[1]), spec[2], spec[3], spec[4], spec[5]}
-"""
-
-# ARGV[4..6] = worker instance, max attempts, claim (START's). Called right before the job
-# is computed: an attempt is charged here, per job, so a worker killed mid-batch costs an
-# attempt only to the job it was computing, not to the batch's jobs it never began. A job
-# that has begun max attempts times without finishing (its process died each time: killed,
-# out of memory) is failed here, saying so, instead of being computed again.
-# Returns {'run', attempts}, {'failed'}, or {state} when the job is no longer this
-# worker's to run (swept back to queued, finished elsewhere, claimed by a later delivery,
-# missing).
-BEGIN = _COMMON + """
-if state ~= 'running' then return {state or 'missing'} end
-local held = redis.call('HMGET', job, 'worker', 'claim', 'attempts')
-if held[1] ~= ARGV[4] or held[2] ~= ARGV[6] then return {state} end
-local attempts = tonumber(held[3])
-if attempts >= tonumber(ARGV[5]) then
-  local last = redis.call('HGET', job, 'error')
-  if not last or last == '' then
-    last = 'began ' .. attempts .. ' time(s) and never finished: its worker process died ' ..
-           'each time (killed, out of memory?); ROOKHAVEN_JOB_MAX_ATTEMPTS is ' .. ARGV[5]
-  end
-  close('failed', last, last)
-  return {'failed'}
-end
-attempts = attempts + 1
-redis.call('HSET', job, 'attempts', attempts, 'begun', now, 'updated', now)
-return {'run', tostring(attempts)}
-"""
-
-# KEYS[8..13] = audit, audits_by_time, audits_by_corpus, violations, log leaves, log index;
-# ARGV[4..10] = result bytes, audit bytes, result key, log leaf bytes, its leaf hash (32
-# bytes), the key prefix of the level-0 log tiles, hashes per tile.
-# Returns 'violation:result' / 'violation:audit' (nothing stored, job failed), 'done'
-# (job moved to done), 'already-done' or 'stored' (no job record).
-# A newly stored result gets its log leaf in this same step: the log's order is the order
-# in which this script ran, so concurrent workers never fork the tree. A key already in
-# the log (a result lost and recomputed, same bytes) gets no second leaf.
-COMPLETE = _COMMON + """
-local audit, by_time, by_corpus, violations = KEYS[8], KEYS[9], KEYS[10], KEYS[11]
-local leaves, log_index = KEYS[12], KEYS[13]
-local old = redis.call('MGET', result, audit)  -- one shard, one slot
-local old_result, old_audit = old[1], old[2]
-local what = nil
-if old_result and old_result ~= ARGV[4] then what = 'result'
-elseif old_audit and old_audit ~= ARGV[5] then what = 'audit' end
-if what then
-  redis.call('XADD', violations, '*', 'key', ARGV[6], 'job', id, 'what', what, 'at', now)
-  redis.call('HINCRBY', counters, 'integrity_violations', 1)
-  if state and state ~= 'done' then
-    close('failed', 'integrity violation',
-          'integrity violation: different ' .. what .. ' bytes offered under ' .. ARGV[6])
-  end
-  return 'violation:' .. what
-end
-if not old_result then
-  redis.call('SET', result, ARGV[4])
-  redis.call('HINCRBY', counters, 'results_stored', 1)
-  if redis.call('HEXISTS', log_index, ARGV[6]) == 0 then
-    local n = redis.call('RPUSH', leaves, ARGV[7]) - 1
-    redis.call('HSET', log_index, ARGV[6], n)
-    redis.call('APPEND', ARGV[9] .. math.floor(n / tonumber(ARGV[10])), ARGV[8])
+    if j then errors_cleared[#errors_cleared + 1] = id end
+    new_specs[#new_specs + 1] = id; new_specs[#new_specs + 1] = ARGV[3 + n + i]
+    put(id, {state = 'queued', attempts = 0, enqueued = 1, created = now, updated = now,
+             started = '', finished = '', worker = '', claim = ''})
+    event('queued', id)
+    out[i] = 'new'
   end
 end
-if not old_audit then redis.call('SET', audit, ARGV[5]) end
-redis.call('ZADD', by_time, 'NX', now, ARGV[6])
-redis.call('ZADD', by_corpus, 'NX', now, ARGV[6])
-if not state then return 'stored' end
-if state == 'done' then return 'already-done' end
-close('done', '', '')
-return 'done'
+if #new_specs > 0 then redis.call('HSET', specs, unpack(new_specs)) end
+flush()
+return out
 """
 
-# No extra keys or args. Reopens a done job whose result is gone: 'reopened' (enqueue it),
-# else its state ('done' with its result, 'queued', ...) or 'missing'.
-REOPEN = _COMMON + """
-if not state then return 'missing' end
-if state ~= 'done' or redis.call('EXISTS', result) == 1 then return state end
-redis.call('HSET', job, 'state', 'queued', 'updated', now, 'finished', '', 'attempts', 0)
-redis.call('HINCRBY', job, 'enqueued', 1)
-redis.call('ZADD', queued, now, id)
-event('requeued', 'result missing')
+# KEYS[9..] = each job's result key; ARGV[3..4] = worker instance, claim (unique to this
+# delivery), ARGV[5..] = ids. Claims the jobs for the worker's batch; costs no attempt (see
+# BEGIN). A later delivery of the same job (the sweeper's message and the broker's restored
+# one) takes the claim over, so of two copies started together only the last begins.
+# Per job: {'run', attempts, spec} when the caller should compute, else {state}: 'missing',
+# 'done' or 'failed' (skip it: a redelivered duplicate, or a job finished by someone else).
+START = _PRELUDE + """
+local worker, claim = ARGV[3], ARGV[4]
+local ids = {}
+for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
+load(ids)
+local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + #ids))
+local found = redis.call('HMGET', specs, unpack(ids))
+local out = {}
+for i = 1, #ids do
+  local id, j = ids[i], cur[ids[i]]
+  if not j then
+    out[i] = {'missing'}
+  elseif j.state == 'done' or j.state == 'failed' then
+    out[i] = {j.state}
+  elseif stored(any, 8 + i) then
+    close(id, j, 'done', 'result already stored')
+    out[i] = {'done'}
+  else
+    j.state, j.started, j.updated, j.worker, j.claim = 'running', now, now, worker, claim
+    put(id, j)
+    event('running', id, worker)
+    out[i] = {'run', tostring(j.attempts), found[i]}
+  end
+end
+flush()
+return out
+"""
+
+# ARGV[3..5] = worker instance, max attempts, claim (START's); ARGV[6..] = ids. Called right
+# before a chunk is computed: an attempt is charged here, so a worker killed mid-batch costs
+# an attempt only to the chunk it was computing, not to the batch's jobs it never began. A
+# job that has begun max attempts times without finishing (its process died each time:
+# killed, out of memory) is failed here, saying so, instead of being computed again.
+# Per job: {'run', attempts}, {'failed'}, or {state} when it is no longer this delivery's to
+# run (swept back to queued, finished elsewhere, claimed by a later delivery, missing).
+BEGIN = _PRELUDE + """
+local worker, limit, claim = ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local ids = {}
+for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
+load(ids)
+local out = {}
+for i = 1, #ids do
+  local id, j = ids[i], cur[ids[i]]
+  if not j or j.state ~= 'running' or j.worker ~= worker or j.claim ~= claim then
+    out[i] = {j and j.state or 'missing'}
+  elseif j.attempts >= limit then
+    local last = redis.call('HGET', errors, id)
+    if not last or last == '' then
+      last = 'began ' .. j.attempts .. ' time(s) and never finished: its worker process ' ..
+             'died each time (killed, out of memory?); ROOKHAVEN_JOB_MAX_ATTEMPTS is ' .. limit
+    end
+    close(id, j, 'failed', last, last)
+    out[i] = {'failed'}
+  else
+    j.attempts, j.updated = j.attempts + 1, now
+    put(id, j, true)
+    out[i] = {'run', tostring(j.attempts)}
+  end
+end
+-- Charging an attempt is no ledger event: the job stays running.
+flush()
+return out
+"""
+
+# KEYS[9..13] = audits_by_time, audits_by_corpus, log leaves, log index, receipt;
+# ARGV[3..6] = the key prefix of the level-0 log tiles, hashes per tile, mode, how many
+# results this chunk stored; ARGV[7..] = per job: id, log leaf bytes, its leaf hash (32 bytes).
+# The chunk's results and audits are written before this runs, outside Lua (copying ~5 KB a
+# job into a script costs more than the rest of it). Mode 'receipt': they went in with one
+# MSETNX that also set the receipt key; if the receipt is absent the MSETNX refused (some key
+# existed) and nothing is done here ({'refused'}: the caller writes key by key and compares).
+# Mode 'checked': the caller has written and compared every key.
+# Per job: 'done' (job moved to done), 'already-done' or 'stored' (no job record). A result
+# gets its log leaf here unless the log has it (a result lost and recomputed, same bytes):
+# the log's order is the order in which this script ran, so concurrent workers never fork
+# the tree.
+COMPLETE = _PRELUDE + """
+local by_time, by_corpus, leaves, log_index, receipt = KEYS[9], KEYS[10], KEYS[11], KEYS[12],
+  KEYS[13]
+local tiles, per_tile, mode, stored_count = ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+if mode == 'receipt' then
+  if redis.call('DEL', receipt) == 0 then return {'refused'} end
+end
+local ids, leaf_of, hash_of = {}, {}, {}
+for at = 7, #ARGV, 3 do
+  local id = ARGV[at]
+  ids[#ids + 1] = id
+  leaf_of[id], hash_of[id] = ARGV[at + 1], ARGV[at + 2]
+end
+load(ids)
+local logged = redis.call('HMGET', log_index, unpack(ids))
+local new_leaves, new_hashes, new_ids, seen, times = {}, {}, {}, {}, {}
+for i = 1, #ids do
+  local id = ids[i]
+  if not logged[i] and not seen[id] then
+    new_leaves[#new_leaves + 1] = leaf_of[id]
+    new_hashes[#new_hashes + 1] = hash_of[id]
+    new_ids[#new_ids + 1] = id
+  end
+  seen[id] = true
+  times[#times + 1] = now; times[#times + 1] = id
+end
+if #new_leaves > 0 then
+  local first = redis.call('RPUSH', leaves, unpack(new_leaves)) - #new_leaves
+  local index = {}
+  for k = 1, #new_ids do
+    index[#index + 1] = new_ids[k]; index[#index + 1] = first + k - 1
+  end
+  redis.call('HSET', log_index, unpack(index))
+  -- One APPEND per tile the new hashes fall in (a chunk may cross a tile's end).
+  local k = 1
+  while k <= #new_hashes do
+    local tile = math.floor((first + k - 1) / per_tile)
+    local last = math.min(#new_hashes, (tile + 1) * per_tile - first)
+    redis.call('APPEND', tiles .. tile, table.concat(new_hashes, '', k, last))
+    k = last + 1
+  end
+end
+if tonumber(stored_count) > 0 then
+  redis.call('HINCRBY', counters, 'results_stored', stored_count)
+end
+redis.call('ZADD', by_time, 'NX', unpack(times))
+redis.call('ZADD', by_corpus, 'NX', unpack(times))
+local out = {}
+for i = 1, #ids do
+  local id, j = ids[i], cur[ids[i]]
+  if not j then out[i] = 'stored'
+  elseif j.state == 'done' then out[i] = 'already-done'
+  else
+    if j.attempts > 1 then errors_cleared[#errors_cleared + 1] = id end
+    close(id, j, 'done', '')
+    out[i] = 'done'
+  end
+end
+flush()
+return out
+"""
+
+# KEYS[9] = violations; ARGV[3..5] = id, result key, what ('result' or 'audit'). Different
+# bytes were offered under an existing key: recorded, nothing stored, the job failed.
+VIOLATION = _PRELUDE + """
+local id, key, what = ARGV[3], ARGV[4], ARGV[5]
+redis.call('XADD', KEYS[9], '*', 'key', key, 'job', id, 'what', what, 'at', now)
+redis.call('HINCRBY', counters, 'integrity_violations', 1)
+load({id})
+local j = cur[id]
+if j and j.state ~= 'done' and j.state ~= 'failed' then
+  close(id, j, 'failed', 'integrity violation',
+        'integrity violation: different ' .. what .. ' bytes offered under ' .. key)
+end
+flush()
+return 'violation:' .. what
+"""
+
+# KEYS[9] = the job's result key; ARGV[3] = id. Reopens a done job whose result is gone:
+# 'reopened' (enqueue it), else its state ('done' with its result, 'queued', ...) or
+# 'missing'.
+REOPEN = _PRELUDE + """
+local id = ARGV[3]
+load({id})
+local j = cur[id]
+if not j then return 'missing' end
+if j.state ~= 'done' or redis.call('EXISTS', KEYS[9]) == 1 then return j.state end
+j.state, j.updated, j.finished, j.attempts = 'queued', now, '', 0
+j.enqueued = j.enqueued + 1
+put(id, j)
+event('requeued', id, 'result missing')
+flush()
 return 'reopened'
 """
 
-# ARGV[4..6] = error text, '1' if retrying cannot help, max attempts.
+# ARGV[3..6] = id, error text, '1' if retrying cannot help, max attempts.
 # Returns 'failed', 'queued' (left for the sweeper to retry), or the unchanged state.
-FAIL = _COMMON + """
-if not state then return 'missing' end
-if state == 'done' or state == 'failed' then return state end
-redis.call('HSET', job, 'error', ARGV[4])
-local attempts = tonumber(redis.call('HGET', job, 'attempts'))
-if ARGV[5] == '1' or attempts >= tonumber(ARGV[6]) then
-  close('failed', ARGV[4])
+FAIL = _PRELUDE + """
+local id, err = ARGV[3], ARGV[4]
+load({id})
+local j = cur[id]
+if not j then return 'missing' end
+if j.state == 'done' or j.state == 'failed' then return j.state end
+if ARGV[5] == '1' or j.attempts >= tonumber(ARGV[6]) then
+  close(id, j, 'failed', err, err)
+  flush()
   return 'failed'
 end
-redis.call('HSET', job, 'state', 'queued', 'updated', now)
-redis.call('ZREM', running, id)
-redis.call('ZADD', queued, now, id)
-event('retry', ARGV[4])
+redis.call('HSET', errors, id, err)
+j.state, j.updated = 'queued', now
+put(id, j)
+event('retry', id, err)
+flush()
 return 'queued'
 """
 
-# ARGV[4..6] = the 'updated' time the sweeper saw, max attempts, why it is being swept.
-# Returns 'requeue' (the caller must enqueue it), 'done' or 'failed' (closed here), or
-# 'changed' / the state when the job moved on since the sweeper looked (nothing done).
-REQUEUE = _COMMON + """
-if not state then
+# KEYS[9] = the job's result key; ARGV[3..6] = id, the 'updated' time the sweeper saw, max
+# attempts, why it is being swept. Returns 'requeue' (the caller must enqueue it), 'done' or
+# 'failed' (closed here), or 'changed' / the state when the job moved on since the sweeper
+# looked (nothing done).
+REQUEUE = _PRELUDE + """
+local id, seen, limit, why = ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6]
+load({id})
+local j = cur[id]
+if not j or j.state == 'done' or j.state == 'failed' then
   redis.call('ZREM', queued, id)
   redis.call('ZREM', running, id)
   redis.call('ZREM', delivered, id)
-  return 'missing'
+  return j and j.state or 'missing'
 end
-if state == 'done' or state == 'failed' then
-  redis.call('ZREM', queued, id)
-  redis.call('ZREM', running, id)
-  redis.call('ZREM', delivered, id)
-  return state
-end
-if redis.call('HGET', job, 'updated') ~= ARGV[4] then return 'changed' end
-if redis.call('EXISTS', result) == 1 then
-  close('done', 'result already stored')
+if j.updated ~= seen then return 'changed' end
+if redis.call('EXISTS', KEYS[9]) == 1 then
+  close(id, j, 'done', 'result already stored')
+  flush()
   return 'done'
 end
-local attempts = tonumber(redis.call('HGET', job, 'attempts'))
-if attempts >= tonumber(ARGV[5]) then
-  local last = redis.call('HGET', job, 'error')
+if j.attempts >= limit then
+  local last = redis.call('HGET', errors, id)
   if not last or last == '' then
-    last = 'no result after ' .. attempts .. ' attempts (last: ' .. ARGV[6] .. ')'
+    last = 'no result after ' .. j.attempts .. ' attempts (last: ' .. why .. ')'
   end
-  close('failed', last, last)
+  close(id, j, 'failed', last, last)
+  flush()
   return 'failed'
 end
-redis.call('HSET', job, 'state', 'queued', 'updated', now)
-redis.call('HINCRBY', job, 'enqueued', 1)
-redis.call('ZREM', running, id)
-redis.call('ZREM', delivered, id)
-redis.call('ZADD', queued, now, id)
-event('requeued', ARGV[6])
+j.state, j.updated, j.enqueued = 'queued', now, j.enqueued + 1
+put(id, j)
+event('requeued', id, why)
+flush()
 return 'requeue'
 """
 
-# Not a job script: one call per message. KEYS = jobs_delivered, then each job's record;
-# ARGV = now, worker instance, then each job id. A worker's main process calls it as a
-# message arrives, before the pool starts it: a queued job is marked as delivered to that
-# worker, so if the worker dies before START claims it, the sweeper sees it as the dead
-# worker's at once instead of after ROOKHAVEN_SWEEP_AFTER. Only queued jobs are touched
-# (no ledger event: nothing changed state). Returns how many were marked.
-DELIVER = """
-local delivered, now, worker = KEYS[1], ARGV[1], ARGV[2]
-local marked, members = 0, {}
--- One ZADD per 500 marked jobs, not one per job (unpack's stack holds a few thousand).
-local function add()
-  if #members > 0 then redis.call('ZADD', delivered, unpack(members)) end
-  members = {}
-end
-for i = 2, #KEYS do
-  if redis.call('HGET', KEYS[i], 'state') == 'queued' then
-    redis.call('HSET', KEYS[i], 'worker', worker, 'updated', now)
-    members[#members + 1] = now
-    members[#members + 1] = ARGV[i + 1]
-    marked = marked + 1
-    if #members == 1000 then add() end
+# ARGV[3] = worker instance, ARGV[4..] = ids. A worker's main process calls it as a message
+# arrives, before the pool starts it: a queued job is marked as delivered to that worker,
+# so if the worker dies before START claims it, the sweeper sees it as the dead worker's at
+# once instead of after ROOKHAVEN_SWEEP_AFTER. Only queued jobs are touched (no ledger
+# event: nothing changed state). Returns how many were marked.
+DELIVER = _PRELUDE + """
+local worker = ARGV[3]
+local ids = {}
+for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
+load(ids)
+local fields, members, seen = {}, {}, {}
+for i = 1, #ids do
+  local id, j = ids[i], cur[ids[i]]
+  if j and j.state == 'queued' and not seen[id] then
+    seen[id] = true
+    j.worker, j.updated = worker, now
+    fields[#fields + 1] = id; fields[#fields + 1] = pack(j)
+    members[#members + 1] = now; members[#members + 1] = id
   end
 end
-add()
-return marked
+if #fields == 0 then return 0 end
+redis.call('HSET', states, unpack(fields))
+redis.call('ZADD', delivered, unpack(members))
+return #members / 2
+"""
+
+# Not a job script. KEYS = result, audit; ARGV = their bytes. The careful path, taken for a
+# chunk whose MSETNX refused: each key written only if absent, a present one compared, in
+# one atomic step. Returns 'violation:result' / 'violation:audit' (nothing written),
+# 'stored' (the result was written here) or 'kept' (it was already there, the same bytes).
+PUT = """
+local old = redis.call('MGET', KEYS[1], KEYS[2])  -- one shard, one slot
+if old[1] and old[1] ~= ARGV[1] then return 'violation:result' end
+if old[2] and old[2] ~= ARGV[2] then return 'violation:audit' end
+if not old[2] then redis.call('SET', KEYS[2], ARGV[2]) end
+if old[1] then return 'kept' end
+redis.call('SET', KEYS[1], ARGV[1])
+return 'stored'
 """

@@ -9,6 +9,7 @@ import redis
 
 from ..config import CLUSTER_SHARDS, Settings
 from ..errors import ConfigError
+from . import migration
 from .audits import AuditIndex
 from .cluster import is_cluster
 from .connection import connect, translated
@@ -84,6 +85,12 @@ class Store:
         return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes,
                    min_replicas=settings.redis_min_replicas,
                    replica_timeout=settings.redis_replica_timeout, log_shards=shards)
+
+    def migrate(self, *, force: bool = False,
+                progress: Callable[[int], None] = lambda moved: None) -> int:
+        """Move a layout-version-1 store's job records into today's form (store.migration):
+        how many moved, 0 if there was nothing to do."""
+        return migration.migrate(self._ctx, force=force, progress=progress)
 
     def round(self) -> Round:
         """An empty Round: job-script calls queued to go out in one round trip."""

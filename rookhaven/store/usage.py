@@ -1,8 +1,8 @@
 """What the store holds and what it costs: keys per kind, and bytes per result and per leaf.
 
 Counts come from the store's own indexes (no scan of the keyspace). Bytes come from Redis's
-``MEMORY USAGE`` over a sample of results (result, audit and job record, each with its
-index entries' share) and over the log's structures divided by its leaves, so that the
+``MEMORY USAGE`` over a sample of results (result and audit, with the job hashes' and the
+index entries' share a result) and over the log's structures divided by its leaves, so that the
 memory a number of results will need can be projected (``bytes_for``).
 """
 
@@ -22,6 +22,8 @@ from .keys import LOG_CHUNK
 # set of 10^5 of them over 10^5, on Redis 7.0.15. The two audit indexes hold every result;
 # measuring them whole for each call would cost a walk of sets of any size.
 _INDEX_ENTRY = 2 * 168
+# Fields MEMORY USAGE samples of each job hash (which may hold millions).
+_HASH_SAMPLES = 1000
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,29 @@ class Usage:
         if not keys:
             return None
         k = self._ctx.keys
-        found = self._memory([name for key in keys
-                              for name in (k.result(key), k.audit(key), k.job(key))])
-        return None if found is None else sum(found) / len(keys) + _INDEX_ENTRY
+        found = self._memory([name for key in keys for name in (k.result(key), k.audit(key))])
+        per_job = self._bytes_per_job()
+        if found is None or per_job is None:
+            return None
+        return sum(found) / len(keys) + per_job + _INDEX_ENTRY
+
+    def _bytes_per_job(self) -> float | None:
+        """A job record's share of its shard's spec, state and error hashes (sampled)."""
+        client, shards = self._ctx.client, self._ctx.keys.shards
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            pipe.hlen(shard.job_states)
+        jobs = sum(int(n) for n in pipe.execute())
+        if not jobs:
+            return 0.0
+        pipe = client.pipeline(transaction=False)
+        for shard in shards:
+            for name in (shard.job_specs, shard.job_states, shard.job_errors):
+                pipe.memory_usage(name, samples=_HASH_SAMPLES)
+        try:
+            return sum(int(n or 0) for n in pipe.execute()) / jobs
+        except ResponseError:
+            return None
 
     def _bytes_per_leaf(self, leaves: list[int]) -> float | None:
         """Memory of every shard's leaves, index and tiles, per leaf."""

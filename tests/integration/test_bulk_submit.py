@@ -42,8 +42,7 @@ def submit(env: dict[str, str], *args: str, **popen: object) -> subprocess.Compl
 def job_records(env: dict[str, str]) -> int:
     client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
     try:
-        return sum(1 for _ in client.scan_iter(
-            match=f"{env['ROOKHAVEN_KEY_PREFIX']}:job:*", count=1000))
+        return int(client.hlen(f"{env['ROOKHAVEN_KEY_PREFIX']}:jobs:state"))
     finally:
         client.close()
 

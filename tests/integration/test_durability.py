@@ -180,7 +180,7 @@ def stored_results(settings: Settings, keys: Sequence[str]) -> tuple[list[bytes 
     try:
         return (client.mget([f"{prefix}:result:{k}" for k in keys]),
                 client.mget([f"{prefix}:audit:{k}" for k in keys]),
-                [client.hget(f"{prefix}:job:{k}", "state") for k in keys],
+                [r.state.encode() if r else None for r in store.jobs.get_many(keys)],
                 [b"1" if found else None for found in store.log.logged(keys)])
     finally:
         client.close()

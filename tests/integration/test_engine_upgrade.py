@@ -15,6 +15,7 @@ from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline, open_pipeline
 from tests.conftest import wait_until
 from tests.integration.workerfarm import WorkerFarm, all_done, documents, requests
+from tests.results_support import forget_job
 
 
 def rookhaven(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +50,7 @@ def test_results_of_every_engine_version_replay_after_an_upgrade_without_job_rec
     assert engines == {"1.1", "1.2"} and len(set(made)) == 120
 
     for key in made:  # an eviction or a partial restore loses every job record
-        new.store.client.delete(new.store.keys.job(key))
+        forget_job(new.store, key)
     assert not any(new.store.jobs.get_many(made))
 
     done = rookhaven(new_env, "verify", "--all", "--json")

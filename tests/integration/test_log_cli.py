@@ -22,6 +22,7 @@ from rookhaven.transparency import merkle
 from rookhaven.transparency.leaf import parse_leaf
 from rookhaven.transparency.note import verifier_of, verify_checkpoint
 from tests.conftest import ROOT
+from tests.results_support import forget_job
 
 DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3} reefer delay")
         for i in range(60)]
@@ -333,7 +334,8 @@ def erase(pipe: Pipeline, target: str) -> None:
     """Delete a result and every index entry that names it (result, audit, job, indexes)."""
     k, client = pipe.store.keys.shard(target), pipe.store.client
     digest = pipe.store.corpora.resolve("port")
-    client.delete(k.result(target), k.audit(target), k.job(target))
+    client.delete(k.result(target), k.audit(target))
+    forget_job(pipe.store, target)
     client.zrem(k.audits_by_time, target)
     client.zrem(k.audits_by_corpus(digest), target)
 
@@ -467,7 +469,8 @@ def test_log_mirror_then_verify_mirror_names_an_erased_result_and_accuses_no_oth
     victim = [key for key, _ in store.audits.scan()][5]
     leaf = store.client.lindex(k0.log_leaves, store.log.index_of(victim))
     digest = store.corpora.resolve("port")
-    store.client.delete(k.result(victim), k.audit(victim), k.job(victim))
+    store.client.delete(k.result(victim), k.audit(victim))
+    forget_job(store, victim)
     store.client.zrem(k0.audits_by_time, victim)
     store.client.zrem(k0.audits_by_corpus(digest), victim)
     store.client.lrem(k0.log_leaves, 1, leaf)

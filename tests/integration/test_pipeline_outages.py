@@ -144,7 +144,7 @@ def test_redis_unreachable_at_submit_is_a_clear_error_and_writes_nothing(
     broker.start()
     client = redis.Redis.from_url(broker.url)
     keys = sorted(k.decode() for k in client.scan_iter(match="rh-outage:*"))
-    assert not [k for k in keys if ":job:" in k or ":celery:rookhaven" in k or "ledger" in k]
+    assert not [k for k in keys if ":jobs:" in k or ":celery:rookhaven" in k or "ledger" in k]
     assert any(":corpus:" in k for k in keys)  # what was there before is intact
     client.close()
 

@@ -25,6 +25,7 @@ from rookhaven.transparency.leaf import parse_leaf
 from rookhaven.transparency.note import generate_key, verify_checkpoint
 from tests.conftest import free_port
 from tests.mcp_support import error_text, fake_store, ok, pipeline_backend, worker, write_corpus
+from tests.results_support import forget_job
 
 pytestmark = pytest.mark.anyio
 
@@ -156,7 +157,7 @@ async def test_submit_retrieval_says_when_the_job_was_created_and_updated_like_g
 async def test_submit_retrieval_of_a_stored_result_whose_record_is_gone_still_answers(
         client: Client, store: Store) -> None:
     job = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
-    store.client.delete(store.keys.job(job["job_id"]))
+    forget_job(store, job["job_id"])
     again = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
     assert again["state"] == "done" and again["job_id"] == job["job_id"]
 

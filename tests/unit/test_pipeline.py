@@ -107,8 +107,10 @@ def test_a_job_for_a_missing_corpus_fails_with_the_reason(pipeline: Pipeline,
 def test_a_job_keyed_for_another_engine_is_refused(pipeline: Pipeline,
                                                    settings: Settings) -> None:
     ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
-    job = pipeline.store.keys.job(ref.job_id)
-    pipeline.store.client.hset(job, "params", b'{"stopwords":"none"}')
+    specs = pipeline.store.keys.shard(ref.job_id).job_specs
+    recipe = orjson.loads(pipeline.store.client.hget(specs, ref.job_id))
+    recipe["params"] = {"stopwords": "none"}
+    pipeline.store.client.hset(specs, ref.job_id, orjson.dumps(recipe))
     assert Executor(pipeline.store, settings).run([ref.job_id], "w") == ["failed"]
     error = pipeline.job(ref.job_id).error or ""
     assert "the job's key does not match its recipe" in error and "resubmit it" in error
@@ -173,15 +175,17 @@ def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
     rounds: list[tuple[object, list[str]]] = []  # each round kept, so no id is reused
     queue_begin = jobs.queue_begin
 
-    def spy(round_, job_id, worker, max_attempts, claim):  # type: ignore[no-untyped-def]
+    def spy(round_, job_ids, worker, max_attempts, claim):  # type: ignore[no-untyped-def]
         if not rounds or rounds[-1][0] is not round_:
             rounds.append((round_, []))
-        rounds[-1][1].append(job_id)
-        return queue_begin(round_, job_id, worker, max_attempts, claim)
+        rounds[-1][1].extend(job_ids)
+        return queue_begin(round_, job_ids, worker, max_attempts, claim)
 
     monkeypatch.setattr(jobs, "queue_begin", spy)
     assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 20
-    assert [begun for _, begun in rounds] == [ids[:3], [ids[3]], ids[4:12], ids[12:20]]
+    # The suspect's chunk of one does not close the chunk being filled before it.
+    assert [begun for _, begun in rounds] == [ids[:3] + ids[4:9], [ids[3]], ids[9:17],
+                                              ids[17:20]]
     assert [pipeline.job(i).attempts for i in ids] == [1, 1, 1, 2] + [1] * 16
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from rookhaven.errors import IntegrityError, StoreUnavailableError
 from rookhaven.store import Store
+from rookhaven.store.results import Offered
 from tests.results_support import AUDIT, framed
 
 COUNT = "return redis.call('INCR', KEYS[1])"
@@ -43,8 +44,9 @@ def test_a_parsers_error_is_raised_by_its_own_reply_only() -> None:
     key = "sha256:" + "a" * 64
     store.results.put(key, "sha256:c", framed(b"[1]"), AUDIT)
     round_ = store.round()
-    clash = store.results.queue_put(round_, key, "sha256:c", framed(b"[2]"), AUDIT)
-    fine = store.results.queue_put(round_, "sha256:" + "b" * 64, "sha256:c", framed(b"[]"), AUDIT)
+    clash, fine = store.results.queue_put(round_, [
+        Offered(key, "sha256:c", framed(b"[2]"), AUDIT),
+        Offered("sha256:" + "b" * 64, "sha256:c", framed(b"[]"), AUDIT)])
     round_.send("storing two results")
     assert fine.get() == "stored"
     with pytest.raises(IntegrityError, match="different result bytes"):

@@ -16,6 +16,7 @@ from rookhaven.store import Store
 from rookhaven.store.audits import AuditIndex
 from rookhaven.verification import Selection, Verifier
 from rookhaven.verification.replay import Replayer
+from tests.results_support import forget_job
 
 DOCS = [Document(id=f"d{i:02d}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(30)]
@@ -98,7 +99,7 @@ def test_every_installed_engine_replays_byte_for_byte_without_its_job_record(
                                    ("bm25@2", {"synonyms": {"quay": ["berth"]}}),
                                    ("tfcosine@1", {"stemmer": "english"}))]
     for key in keys(pipeline):
-        pipeline.store.client.delete(pipeline.store.keys.job(key))
+        forget_job(pipeline.store, key)
     run = verifier(pipeline).run(Selection(all=True))
     assert (run.checked, run.matched, run.alarms, run.drift) == (8, 8, 0, 0)
     # Each by the engine that made it (the fixture's four results by tfcosine@1);
@@ -116,7 +117,7 @@ def test_an_old_engine_result_with_synonyms_needs_its_job_record(pipeline: Pipel
     run = verifier(pipeline).run(Selection(keys=[key]))
     assert (run.matched, run.verdicts) == (1, [])  # the job record holds what the audit
     # kept as a digest
-    pipeline.store.client.delete(pipeline.store.keys.job(key))
+    forget_job(pipeline.store, key)
     (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
     assert (verdict.outcome, verdict.alarm) == ("no-recipe", True)
 

@@ -1,0 +1,98 @@
+"""Moving a layout-version-1 store's job records into version 2's per-shard hashes.
+
+Version 1 kept each job as a hash of its own; version 2 keeps a job as a field of three
+per-shard hashes (spec, state, error: store.scripts). Nothing else differs: results, audits,
+the log, the indexes and the ledger (whose old entries name one ``job`` each) stay as they
+are. Each job is written in the new form before its old hash is deleted, and the layout
+records version 2 only once every job has moved, so an interrupted migration is finished
+by running it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ..core.canonical import canonical_bytes
+from ..errors import ConfigError
+from . import layout
+from .connection import translated
+from .context import StoreContext, text
+from .heartbeats import Heartbeats
+from .records import STATE_FIELDS
+
+_PAGE = 1000
+
+
+def v1_record(raw: dict[bytes, bytes]) -> tuple[bytes, bytes, bytes | None]:
+    """A version-1 job hash as version 2's (spec, state string, error or None)."""
+    f = {text(k): text(v) for k, v in raw.items()}
+    spec = canonical_bytes({"corpus": f["corpus"], "params": orjson.loads(f["params"]),
+                            "provider": f["provider"], "request": orjson.loads(f["request"])})
+    values = {name: f.get(name, "") for name in STATE_FIELDS}
+    if "|" in values["worker"] or "|" in values["claim"]:  # never written by Rookhaven
+        values["worker"] = values["claim"] = ""
+    state = "|".join(values[name] for name in STATE_FIELDS).encode()
+    return spec, state, f["error"].encode() if f.get("error") else None
+
+
+def migrate(ctx: StoreContext, *, force: bool = False,
+            progress: Callable[[int], None] = lambda moved: None) -> int:
+    """Move every job record of a version-1 store into version 2's form and record version
+    2; how many jobs moved (0 for a store already at version 2). ConfigError while a worker
+    is alive, unless ``force``: a running worker of an earlier Rookhaven would keep
+    writing the old form."""
+    keys = ctx.keys
+    if keys.version >= layout.CURRENT:
+        return 0
+    if not force and Heartbeats(ctx).any_alive():
+        raise ConfigError(
+            f"a worker of the store under prefix {ctx.prefix!r} is alive: stop every worker "
+            "and MCP server first and run this again once their heartbeats have expired, or "
+            "pass --force if they are gone")
+    moved = 0
+    client = ctx.client
+    with translated(client, "moving job records to layout version 2"):
+        for shard in keys.shards:
+            page: list[Any] = []
+            for name in client.scan_iter(match=shard.job("*"), count=_PAGE):
+                page.append(name)
+                if len(page) == _PAGE:
+                    moved += _move(client, shard, page)
+                    progress(moved)
+                    page = []
+            if page:
+                moved += _move(client, shard, page)
+                progress(moved)
+        layout.record(client, keys, layout.CURRENT)
+    ctx.forget_layout()
+    return moved
+
+
+def _move(client: Any, shard: Any, names: list[Any]) -> int:
+    """Write the jobs named by ``names`` (their v1 hashes) in the new form, then delete the
+    hashes; how many were moved."""
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.hgetall(name)
+    specs, states, errors = {}, {}, {}
+    gone = []
+    for name, raw in zip(names, pipe.execute(), strict=True):
+        if not raw:
+            continue  # deleted since the scan saw it
+        job_id = text(name).split(":job:", 1)[1]
+        specs[job_id], states[job_id], error = v1_record(raw)
+        if error is not None:
+            errors[job_id] = error
+        gone.append(name)
+    if not gone:
+        return 0
+    pipe = client.pipeline(transaction=False)
+    pipe.hset(shard.job_specs, mapping=specs).hset(shard.job_states, mapping=states)
+    if errors:
+        pipe.hset(shard.job_errors, mapping=errors)
+    pipe.execute()
+    client.delete(*gone)
+    return len(gone)

@@ -1,0 +1,179 @@
+"""Jobs moved many at a time (layout version 2): one script per shard, results by MSETNX, the
+careful path when a key exists, log tiles crossed in one call, and older stores migrated."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+
+import fakeredis
+import orjson
+import pytest
+
+from rookhaven import RetrievalRequest
+from rookhaven.core.canonical import canonical_bytes
+from rookhaven.errors import ConfigError, IntegrityError
+from rookhaven.store import JobSpec, Store
+from rookhaven.store.results import Offered
+from rookhaven.transparency.merkle import leaf_hash
+from tests.results_support import AUDIT, framed
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        self.now += 0.001  # every step at a time of its own, as a real clock would be
+        return self.now
+
+
+@pytest.fixture(params=[None, 3], ids=["flat", "3-shards"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    client = fakeredis.FakeRedis()
+    yield Store(client, "t", clock=Clock(), log_shards=request.param)
+    client.close()
+
+
+def spec(i: int, corpus: str = "sha256:c") -> JobSpec:
+    return JobSpec(key=f"sha256:{i:064x}", request=RetrievalRequest(query=f"crane {i}"),
+                   corpus_digest=corpus, provider="tfcosine@1", params={})
+
+
+def offered(job: JobSpec, hits: bytes = b"[]") -> Offered:
+    return Offered(job.key, job.corpus_digest, framed(hits), AUDIT)
+
+
+def test_a_message_of_jobs_moves_through_every_state_with_events_per_job(store: Store) -> None:
+    jobs = [spec(i) for i in range(30)]
+    assert store.jobs.create_many([*jobs, jobs[0]]) == ["new"] * 30 + ["queued"]
+    ids = [j.key for j in jobs]
+    assert store.jobs.deliver(ids, "w") == 30
+    started = store.jobs.start(ids, "w", "w/1")
+    assert [(verdict, attempts) for verdict, attempts, _ in started] == [("run", 0)] * 30
+    assert [s for _, _, s in started] == jobs  # the spec comes back as it was recorded
+    round_ = store.round()
+    begun = store.jobs.queue_begin(round_, ids, "w", 3, "w/1")
+    round_.send("beginning")
+    assert [b.get() for b in begun] == [("run", 1)] * 30
+    round_ = store.round()
+    puts = store.results.queue_put(round_, [offered(j) for j in jobs])
+    round_.send("storing")
+    assert [p.get() for p in puts] == ["done"] * 30
+    records = store.jobs.get_many(ids)
+    assert all(r is not None and r.state == "done" and r.attempts == 1 for r in records)
+    assert store.jobs.counts() == {"queued": 0, "running": 0}
+    events = list(store.ledger.events())
+    for name in ("queued", "running", "done"):
+        assert sorted(e.job for e in events if e.event == name) == sorted(ids)
+    assert sum(log.size() for log in store.logs) == 30
+    for log in store.logs:  # each leaf's hash is in the tile, in the leaves' order
+        assert log.leaf_hashes(0, log.size()) == b"".join(
+            leaf_hash(leaf) for _, leaf in log.leaves())
+    assert store.jobs.create_many(jobs[:2]) == ["cached", "cached"]
+
+
+def test_a_chunk_with_one_result_already_stored_is_stored_one_by_one(store: Store) -> None:
+    jobs = [spec(i) for i in range(5)]
+    store.jobs.create_many(jobs)
+    store.results.put(jobs[2].key, jobs[2].corpus_digest, framed(b"[]"), AUDIT)  # same bytes
+    ids = [j.key for j in jobs]
+    store.jobs.start(ids, "w")
+    round_ = store.round()
+    puts = store.results.queue_put(round_, [offered(j) for j in jobs])
+    round_.send("storing")
+    assert [p.get() for p in puts] == ["done", "done", "already-done", "done", "done"]
+    assert sum(log.size() for log in store.logs) == 5  # the stored one kept its one leaf
+    assert {r.state for r in store.jobs.get_many(ids) if r} == {"done"}
+
+
+def test_different_bytes_in_a_chunk_fail_only_their_own_job(store: Store) -> None:
+    jobs = [spec(i) for i in range(4)]
+    store.jobs.create_many(jobs)
+    store.results.put(jobs[1].key, jobs[1].corpus_digest, framed(b"[1]"), AUDIT)
+    store.jobs.create(jobs[1])  # cached: nothing recorded
+    ids = [j.key for j in jobs]
+    store.jobs.start(ids, "w")
+    round_ = store.round()
+    puts = store.results.queue_put(round_, [offered(j, b"[2]") for j in jobs])
+    round_.send("storing")
+    assert puts[0].get() == puts[2].get() == puts[3].get() == "done"
+    with pytest.raises(IntegrityError, match="different result bytes"):
+        puts[1].get()
+    assert store.results.get(jobs[1].key) == framed(b"[1]")  # kept
+    assert [v.key for v in store.ledger.violations()] == [jobs[1].key]
+
+
+def test_jobs_of_two_corpora_are_indexed_under_each_corpus(store: Store) -> None:
+    jobs = [spec(1, "sha256:a"), spec(2, "sha256:b"), spec(3, "sha256:a")]
+    store.jobs.create_many(jobs)
+    store.jobs.start([j.key for j in jobs], "w")
+    round_ = store.round()
+    puts = store.results.queue_put(round_, [offered(j) for j in jobs])
+    round_.send("storing")
+    assert [p.get() for p in puts] == ["done"] * 3
+    for corpus, wanted in (("sha256:a", {jobs[0].key, jobs[2].key}), ("sha256:b", {jobs[1].key})):
+        found = {m.decode() for shard in store.keys.shards
+                 for m in store.client.zrange(shard.audits_by_corpus(corpus), 0, -1)}
+        assert found == wanted
+
+
+def test_one_call_appends_to_every_log_tile_its_leaves_fall_in() -> None:
+    # Tiles of 4 hashes: six leaves fill tile 0 and half of tile 1, three more cross into 2.
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
+    ctx, k = store._ctx, store.keys.shards[0]
+    hashes = [hashlib.sha256(bytes([i])).digest() for i in range(9)]
+
+    def complete(first: int, last: int) -> None:
+        ctx.complete(keys=[*ctx.job_keys(k), k.audits_by_time, k.audits_by_corpus("c"),
+                           k.log_leaves, k.log_index, k.receipt("x")],
+                     args=[*ctx.job_args(ctx.now()), k.log_hashes(0, 0)[:-1], 4, "checked", 0,
+                           *(part for i in range(first, last)
+                             for part in (f"id{i}", f"leaf{i}", hashes[i]))])
+
+    complete(0, 6)
+    complete(6, 9)
+    assert [store.client.get(k.log_hashes(0, t)) for t in range(3)] == [
+        b"".join(hashes[0:4]), b"".join(hashes[4:8]), hashes[8]]
+    assert [int(store.client.hget(k.log_index, f"id{i}")) for i in range(9)] == list(range(9))
+
+
+def _v1_job(client: fakeredis.FakeRedis, job: JobSpec, state: str, **extra: str) -> None:
+    """A job hash as a version-1 store's CREATE wrote it."""
+    client.hset(f"old:job:{job.key}", mapping={
+        "id": job.key, "key": job.key, "request": canonical_bytes(job.request),
+        "corpus": job.corpus_digest, "provider": job.provider,
+        "params": canonical_bytes(job.params), "state": state, "created": "10.000",
+        "updated": "11.000", "enqueued": "1", "attempts": "0", "started": "", "finished": "",
+        "worker": "", "error": "", **extra})
+
+
+def test_a_version_1_store_refuses_jobs_until_migrated_and_then_runs_them() -> None:
+    client = fakeredis.FakeRedis()
+    client.set("old:layout", orjson.dumps({"version": 1, "tags": None}))
+    waiting, done, failed = spec(1), spec(2), spec(3)
+    _v1_job(client, waiting, "queued")
+    _v1_job(client, done, "done", attempts="1", finished="12.000")
+    _v1_job(client, failed, "failed", attempts="3", error="ValueError: no")
+    client.zadd("old:jobs:queued", {waiting.key: 11.0})
+    client.set(f"old:result:{done.key}", framed(b"[]"))
+    client.xadd("old:ledger", {"job": done.key, "event": "done", "at": "12.000"})
+    store = Store(client, "old", clock=Clock())
+    with pytest.raises(ConfigError, match="rookhaven store migrate"):
+        store.jobs.create(spec(4))
+    assert store.results.get(done.key) == framed(b"[]")  # results are read as they are
+    store.heartbeats.beat("w", 30)
+    with pytest.raises(ConfigError, match="is alive"):
+        store.migrate()
+    assert store.migrate(force=True) == 3
+    assert store.keys.version == 2 and not client.keys("old:job:*")
+    got = {r.id: r for r in store.jobs.get_many([waiting.key, done.key, failed.key]) if r}
+    assert (got[waiting.key].state, got[done.key].state, got[failed.key].state) == (
+        "queued", "done", "failed")
+    assert got[failed.key].error == "ValueError: no" and got[done.key].finished == 12.0
+    assert got[waiting.key].spec == waiting
+    assert [(e.job, e.event) for e in store.ledger.events()] == [(done.key, "done")]
+    assert store.jobs.start([waiting.key], "w")[0][2] == waiting
+    assert store.jobs.create(failed) == "new"
+    assert store.jobs.get(failed.key).error is None
+    assert Store(client, "old").migrate() == 0  # once is enough
