@@ -31,16 +31,17 @@ local now, maxlen = ARGV[1], ARGV[2]
 
 local function parse(s)
   if not s then return false end
-  local f = {}
-  for part in string.gmatch(s .. '|', '([^|]*)|') do f[#f + 1] = part end
-  return {state = f[1], attempts = tonumber(f[2]), enqueued = tonumber(f[3]),
-          created = f[4], updated = f[5], started = f[6], finished = f[7],
-          worker = f[8] or '', claim = f[9] or ''}
+  -- One match, not a loop: the interpreter's per-step cost is most of a script's time.
+  local state, attempts, enqueued, created, updated, started, finished, worker, claim =
+    string.match(s, '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  return {state = state, attempts = tonumber(attempts), enqueued = tonumber(enqueued),
+          created = created, updated = updated, started = started, finished = finished,
+          worker = worker, claim = claim}
 end
 
 local function pack(j)
-  return table.concat({j.state, j.attempts, j.enqueued, j.created, j.updated, j.started,
-                       j.finished, j.worker, j.claim}, '|')
+  return j.state .. '|' .. j.attempts .. '|' .. j.enqueued .. '|' .. j.created .. '|' ..
+         j.updated .. '|' .. j.started .. '|' .. j.finished .. '|' .. j.worker .. '|' .. j.claim
 end
 
 -- Jobs read once, changed in place, written once at the end (``flush``): an id that comes
@@ -133,31 +134,53 @@ CREATE = _PRELUDE + """
 local n = tonumber(ARGV[3])
 local ids = {}
 for i = 1, n do ids[i] = ARGV[3 + i] end
-load(ids)
+local raw = redis.call('HMGET', states, unpack(ids))
 local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + n))
-local new_specs, out = {}, {}
+local new_specs, fresh, members, named, out, seen = {}, {}, {}, {}, {}, {}
 for i = 1, n do
-  local id, j = ids[i], cur[ids[i]]
+  local id = ids[i]
   if stored(any, 8 + i) then
     out[i] = 'cached'
-  elseif j and j.state == 'done' then
-    j.state, j.updated, j.finished, j.attempts = 'queued', now, '', 0
-    j.enqueued = j.enqueued + 1
-    put(id, j)
-    event('requeued', id, 'result missing')
-    out[i] = 'new'
-  elseif j and j.state ~= 'failed' then
-    out[i] = j.state
-  else
-    if j then errors_cleared[#errors_cleared + 1] = id end
+  elseif seen[id] then
+    out[i] = 'queued'  -- recorded a moment ago, by this call
+  elseif not raw[i] then
+    -- The usual case, a job never seen: written without a job table.
+    seen[id] = true
     new_specs[#new_specs + 1] = id; new_specs[#new_specs + 1] = ARGV[3 + n + i]
-    put(id, {state = 'queued', attempts = 0, enqueued = 1, created = now, updated = now,
-             started = '', finished = '', worker = '', claim = ''})
-    event('queued', id)
+    fresh[#fresh + 1] = id; fresh[#fresh + 1] = 'queued|0|1|' .. now .. '|' .. now .. '||||'
+    members[#members + 1] = now; members[#members + 1] = id
+    named[#named + 1] = id
     out[i] = 'new'
+  else
+    load({id})
+    local j = cur[id]
+    if j.state == 'done' then
+      j.state, j.updated, j.finished, j.attempts = 'queued', now, '', 0
+      j.enqueued = j.enqueued + 1
+      put(id, j)
+      event('requeued', id, 'result missing')
+      out[i] = 'new'
+    elseif j.state ~= 'failed' then
+      out[i] = j.state
+    else
+      errors_cleared[#errors_cleared + 1] = id
+      new_specs[#new_specs + 1] = id; new_specs[#new_specs + 1] = ARGV[3 + n + i]
+      put(id, {state = 'queued', attempts = 0, enqueued = 1, created = now, updated = now,
+               started = '', finished = '', worker = '', claim = ''})
+      event('queued', id)
+      out[i] = 'new'
+    end
+    seen[id] = true
   end
 end
 if #new_specs > 0 then redis.call('HSET', specs, unpack(new_specs)) end
+if #fresh > 0 then
+  redis.call('HSET', states, unpack(fresh))
+  redis.call('ZADD', queued, unpack(members))
+  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(named, ' '),
+             'event', 'queued', 'at', now, 'detail', '')
+  redis.call('HINCRBY', counters, 'jobs_queued', #named)
+end
 flush()
 return out
 """
@@ -172,25 +195,43 @@ START = _PRELUDE + """
 local worker, claim = ARGV[3], ARGV[4]
 local ids = {}
 for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
-load(ids)
+local raw = redis.call('HMGET', states, unpack(ids))
 local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + #ids))
 local found = redis.call('HMGET', specs, unpack(ids))
-local out = {}
+local claimed, members, named, out, seen = {}, {}, {}, {}, {}
 for i = 1, #ids do
-  local id, j = ids[i], cur[ids[i]]
-  if not j then
+  local id = ids[i]
+  local state, attempts, enqueued, created, finished = string.match(raw[i] or '',
+    '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|[^|]*|([^|]*)|')
+  if seen[id] then
+    out[i] = out[seen[id]]
+  elseif not state then
     out[i] = {'missing'}
-  elseif j.state == 'done' or j.state == 'failed' then
-    out[i] = {j.state}
+  elseif state == 'done' or state == 'failed' then
+    out[i] = {state}
   elseif stored(any, 8 + i) then
-    close(id, j, 'done', 'result already stored')
+    load({id})
+    close(id, cur[id], 'done', 'result already stored')
     out[i] = {'done'}
   else
-    j.state, j.started, j.updated, j.worker, j.claim = 'running', now, now, worker, claim
-    put(id, j)
-    event('running', id, worker)
-    out[i] = {'run', tostring(j.attempts), found[i]}
+    -- Queued, or running under an earlier claim: this delivery takes it.
+    claimed[#claimed + 1] = id
+    claimed[#claimed + 1] = 'running|' .. attempts .. '|' .. enqueued .. '|' .. created ..
+      '|' .. now .. '|' .. now .. '|' .. finished .. '|' .. worker .. '|' .. claim
+    members[#members + 1] = now; members[#members + 1] = id
+    named[#named + 1] = id
+    out[i] = {'run', attempts, found[i]}
   end
+  seen[id] = seen[id] or i
+end
+if #named > 0 then
+  redis.call('HSET', states, unpack(claimed))
+  redis.call('ZREM', queued, unpack(named))
+  redis.call('ZREM', delivered, unpack(named))
+  redis.call('ZADD', running, unpack(members))
+  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(named, ' '),
+             'event', 'running', 'at', now, 'detail', worker)
+  redis.call('HINCRBY', counters, 'jobs_running', #named)
 end
 flush()
 return out
@@ -207,13 +248,24 @@ BEGIN = _PRELUDE + """
 local worker, limit, claim = ARGV[3], tonumber(ARGV[4]), ARGV[5]
 local ids = {}
 for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
-load(ids)
-local out = {}
+local raw = redis.call('HMGET', states, unpack(ids))
+local charged, out, seen = {}, {}, {}
 for i = 1, #ids do
-  local id, j = ids[i], cur[ids[i]]
-  if not j or j.state ~= 'running' or j.worker ~= worker or j.claim ~= claim then
-    out[i] = {j and j.state or 'missing'}
-  elseif j.attempts >= limit then
+  local id = ids[i]
+  -- The usual case read by one match and rewritten by one concatenation (no job table).
+  local state, attempts, rest, started, finished, w, c = string.match(raw[i] or '',
+    '^([^|]*)|([^|]*)|([^|]*|[^|]*)|[^|]*|([^|]*)|([^|]*)|([^|]*)|(.*)$')
+  if seen[id] then
+    out[i] = out[seen[id]]
+  elseif state == 'running' and w == worker and c == claim and tonumber(attempts) < limit then
+    attempts = tonumber(attempts) + 1
+    charged[#charged + 1] = id
+    charged[#charged + 1] = 'running|' .. attempts .. '|' .. rest .. '|' .. now .. '|' ..
+      started .. '|' .. finished .. '|' .. w .. '|' .. c
+    out[i] = {'run', tostring(attempts)}
+  elseif state == 'running' and w == worker and c == claim then
+    load({id})
+    local j = cur[id]
     local last = redis.call('HGET', errors, id)
     if not last or last == '' then
       last = 'began ' .. j.attempts .. ' time(s) and never finished: its worker process ' ..
@@ -222,12 +274,12 @@ for i = 1, #ids do
     close(id, j, 'failed', last, last)
     out[i] = {'failed'}
   else
-    j.attempts, j.updated = j.attempts + 1, now
-    put(id, j, true)
-    out[i] = {'run', tostring(j.attempts)}
+    out[i] = {state or 'missing'}
   end
+  seen[id] = seen[id] or i
 end
 -- Charging an attempt is no ledger event: the job stays running.
+if #charged > 0 then redis.call('HSET', states, unpack(charged)) end
 flush()
 return out
 """
@@ -257,7 +309,7 @@ for at = 7, #ARGV, 3 do
   ids[#ids + 1] = id
   leaf_of[id], hash_of[id] = ARGV[at + 1], ARGV[at + 2]
 end
-load(ids)
+local states_of = redis.call('HMGET', states, unpack(ids))
 local logged = redis.call('HMGET', log_index, unpack(ids))
 local new_leaves, new_hashes, new_ids, seen, times = {}, {}, {}, {}, {}
 for i = 1, #ids do
@@ -291,18 +343,34 @@ if tonumber(stored_count) > 0 then
 end
 redis.call('ZADD', by_time, 'NX', unpack(times))
 redis.call('ZADD', by_corpus, 'NX', unpack(times))
-local out = {}
+-- Closing: one match and one concatenation a job, one write per structure for them all.
+local out, closed, cleared, done, placed = {}, {}, {}, {}, {}
 for i = 1, #ids do
-  local id, j = ids[i], cur[ids[i]]
-  if not j then out[i] = 'stored'
-  elseif j.state == 'done' then out[i] = 'already-done'
+  local id = ids[i]
+  local state, attempts, enqueued, created, started, tail = string.match(states_of[i] or '',
+    '^([^|]*)|([^|]*)|([^|]*)|([^|]*)|[^|]*|([^|]*)|[^|]*|(.*)$')
+  if not state then out[i] = 'stored'
+  elseif state == 'done' or placed[id] then out[i] = 'already-done'
   else
-    if j.attempts > 1 then errors_cleared[#errors_cleared + 1] = id end
-    close(id, j, 'done', '')
+    placed[id] = true
+    if tonumber(attempts) > 1 then cleared[#cleared + 1] = id end
+    closed[#closed + 1] = id
+    closed[#closed + 1] = 'done|' .. attempts .. '|' .. enqueued .. '|' .. created .. '|' ..
+      now .. '|' .. started .. '|' .. now .. '|' .. tail
+    done[#done + 1] = id
     out[i] = 'done'
   end
 end
-flush()
+if #done > 0 then
+  redis.call('HSET', states, unpack(closed))
+  if #cleared > 0 then redis.call('HDEL', errors, unpack(cleared)) end
+  redis.call('ZREM', running, unpack(done))
+  redis.call('ZREM', queued, unpack(done))
+  redis.call('ZREM', delivered, unpack(done))
+  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(done, ' '),
+             'event', 'done', 'at', now, 'detail', '')
+  redis.call('HINCRBY', counters, 'jobs_done', #done)
+end
 return out
 """
 
@@ -405,14 +473,16 @@ DELIVER = _PRELUDE + """
 local worker = ARGV[3]
 local ids = {}
 for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
-load(ids)
+local raw = redis.call('HMGET', states, unpack(ids))
 local fields, members, seen = {}, {}, {}
 for i = 1, #ids do
-  local id, j = ids[i], cur[ids[i]]
-  if j and j.state == 'queued' and not seen[id] then
+  local id = ids[i]
+  local head, rest, claim = string.match(raw[i] or '',
+    '^(queued|[^|]*|[^|]*|[^|]*)|[^|]*|([^|]*|[^|]*)|[^|]*|(.*)$')
+  if head and not seen[id] then
     seen[id] = true
-    j.worker, j.updated = worker, now
-    fields[#fields + 1] = id; fields[#fields + 1] = pack(j)
+    fields[#fields + 1] = id
+    fields[#fields + 1] = head .. '|' .. now .. '|' .. rest .. '|' .. worker .. '|' .. claim
     members[#members + 1] = now; members[#members + 1] = id
   end
 end
