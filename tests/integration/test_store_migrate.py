@@ -1,0 +1,66 @@
+"""A store made by an earlier Rookhaven (layout version 1, a hash per job), upgraded as the
+runbook says: its results keep being served, jobs are refused with a line naming the
+command, `rookhaven store migrate` moves the records, and a real worker then finishes the
+job the old release left queued, with the inline core's bytes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import orjson
+import redis
+
+from rookhaven import RetrievalRequest, Retriever
+from rookhaven.config import Settings
+from rookhaven.core.canonical import canonical_bytes
+from rookhaven.pipeline import open_pipeline
+from tests.conftest import ROOT, wait_until
+from tests.integration.workerfarm import WorkerFarm, documents
+
+
+def rookhaven(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rookhaven.cli.main", *args], cwd=ROOT,
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+def test_an_older_store_is_migrated_and_its_queued_job_then_runs(
+        env: dict[str, str], workers: WorkerFarm) -> None:
+    prefix = env["ROOKHAVEN_KEY_PREFIX"]
+    client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
+    client.set(f"{prefix}:layout", orjson.dumps({"version": 1, "tags": None}))
+    pipe = open_pipeline(Settings.from_mapping(env))
+    docs = documents(120)
+    digest = pipe.add_corpus(docs, "port").digest
+    request = RetrievalRequest(query="crane delay at the berth", seed="old-release")
+    spec = pipe.spec(request, digest)
+    # The job as the earlier release's CREATE left it: recorded, queued, its message lost.
+    client.hset(f"{prefix}:job:{spec.key}", mapping={
+        "id": spec.key, "key": spec.key, "request": canonical_bytes(spec.request),
+        "corpus": digest, "provider": spec.provider, "params": canonical_bytes(spec.params),
+        "state": "queued", "created": "1.000", "updated": "1.000", "enqueued": "1",
+        "attempts": "0", "started": "", "finished": "", "worker": "", "error": ""})
+    client.zadd(f"{prefix}:jobs:queued", {spec.key: 1.0})
+
+    refused = rookhaven(env, "submit", "--corpus", "port", "--query", "tide")
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "rookhaven store migrate" in refused.stderr
+
+    pipe.store.heartbeats.beat("old-worker:1:a", 30)
+    alive = rookhaven(env, "store", "migrate")
+    assert alive.returncode == 2 and "is alive" in alive.stderr, alive.stderr
+    pipe.store.heartbeats.stop("old-worker:1:a")
+    moved = rookhaven(env, "store", "migrate")
+    assert moved.returncode == 0, moved.stderr
+    assert "moved 1 job record(s)" in moved.stdout
+    assert "nothing to migrate" in rookhaven(env, "store", "migrate").stdout
+    assert not list(client.scan_iter(match=f"{prefix}:job:*"))
+
+    workers.start("new", 1)
+    swept = rookhaven(env, "sweep", "--older-than", "0")
+    assert swept.returncode == 0, swept.stderr
+    fresh = open_pipeline(Settings.from_mapping(env))  # the layout as migrated
+    wait_until(lambda: fresh.job(spec.key).state == "done", 90, what="the migrated job done")
+    assert fresh.result(spec.key) == Retriever(docs, spec.provider).result_bytes(request)[0]
+    client.close()
