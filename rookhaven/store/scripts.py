@@ -55,14 +55,27 @@ local function load(ids)
     if cur[ids[i]] == nil then cur[ids[i]] = parse(raw[i]) end
   end
 end
+-- The ids in ARGV from ``first`` on, and their state strings (false where none).
+local function read(first)
+  local ids = {}
+  for i = first, #ARGV do ids[#ids + 1] = ARGV[i] end
+  return ids, redis.call('HMGET', states, unpack(ids))
+end
 local function put(id, j, in_place)
   cur[id] = j
   if not in_place then moved[id] = true end
   if not dirty[id] then dirty[id] = true; order[#order + 1] = id end
 end
 
--- Ledger events, one per (name, detail), naming their jobs in order; counted with the
--- event, so the metrics can never disagree with the ledger.
+-- One ledger event naming ``ids`` (in order), counted with the event, so the metrics can
+-- never disagree with the ledger.
+local function record(name, ids, detail)
+  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(ids, ' '),
+             'event', name, 'at', now, 'detail', detail)
+  redis.call('HINCRBY', counters, 'jobs_' .. name, #ids)
+end
+
+-- The generic path's events, one per (name, detail).
 local events, event_order = {}, {}
 local function event(name, id, detail)
   detail = detail or ''
@@ -114,9 +127,7 @@ local function flush()
   if #add_running > 0 then redis.call('ZADD', running, unpack(add_running)) end
   for _, g in ipairs(event_order) do
     local e = events[g]
-    redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(e.ids, ' '),
-               'event', e.name, 'at', now, 'detail', e.detail)
-    redis.call('HINCRBY', counters, 'jobs_' .. e.name, #e.ids)
+    record(e.name, e.ids, e.detail)
   end
 end
 
@@ -177,9 +188,7 @@ if #new_specs > 0 then redis.call('HSET', specs, unpack(new_specs)) end
 if #fresh > 0 then
   redis.call('HSET', states, unpack(fresh))
   redis.call('ZADD', queued, unpack(members))
-  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(named, ' '),
-             'event', 'queued', 'at', now, 'detail', '')
-  redis.call('HINCRBY', counters, 'jobs_queued', #named)
+  record('queued', named, '')
 end
 flush()
 return out
@@ -193,9 +202,7 @@ return out
 # 'done' or 'failed' (skip it: a redelivered duplicate, or a job finished by someone else).
 START = _PRELUDE + """
 local worker, claim = ARGV[3], ARGV[4]
-local ids = {}
-for i = 5, #ARGV do ids[#ids + 1] = ARGV[i] end
-local raw = redis.call('HMGET', states, unpack(ids))
+local ids, raw = read(5)
 local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + #ids))
 local found = redis.call('HMGET', specs, unpack(ids))
 local claimed, members, named, out, seen = {}, {}, {}, {}, {}
@@ -229,9 +236,7 @@ if #named > 0 then
   redis.call('ZREM', queued, unpack(named))
   redis.call('ZREM', delivered, unpack(named))
   redis.call('ZADD', running, unpack(members))
-  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(named, ' '),
-             'event', 'running', 'at', now, 'detail', worker)
-  redis.call('HINCRBY', counters, 'jobs_running', #named)
+  record('running', named, worker)
 end
 flush()
 return out
@@ -246,9 +251,7 @@ return out
 # run (swept back to queued, finished elsewhere, claimed by a later delivery, missing).
 BEGIN = _PRELUDE + """
 local worker, limit, claim = ARGV[3], tonumber(ARGV[4]), ARGV[5]
-local ids = {}
-for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end
-local raw = redis.call('HMGET', states, unpack(ids))
+local ids, raw = read(6)
 local charged, out, seen = {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
@@ -367,9 +370,7 @@ if #done > 0 then
   redis.call('ZREM', running, unpack(done))
   redis.call('ZREM', queued, unpack(done))
   redis.call('ZREM', delivered, unpack(done))
-  redis.call('XADD', ledger, 'MAXLEN', '~', maxlen, '*', 'jobs', table.concat(done, ' '),
-             'event', 'done', 'at', now, 'detail', '')
-  redis.call('HINCRBY', counters, 'jobs_done', #done)
+  record('done', done, '')
 end
 return out
 """
@@ -471,9 +472,7 @@ return 'requeue'
 # event: nothing changed state). Returns how many were marked.
 DELIVER = _PRELUDE + """
 local worker = ARGV[3]
-local ids = {}
-for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] end
-local raw = redis.call('HMGET', states, unpack(ids))
+local ids, raw = read(4)
 local fields, members, seen = {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
