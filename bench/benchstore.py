@@ -11,10 +11,11 @@ from rookhaven.config import Settings
 from rookhaven.store import Store
 
 
-def bench_settings(redis: str, prefix: str) -> Settings:
-    """Settings for a bench writing under ``prefix`` of the Redis at ``redis``, quiet."""
+def bench_settings(redis: str, prefix: str, **more: str) -> Settings:
+    """Settings for a bench writing under ``prefix`` of the Redis at ``redis``, quiet; ``more``
+    names other settings (``ROOKHAVEN_LOG_SHARDS="3"``)."""
     return Settings.from_mapping({"ROOKHAVEN_REDIS_URL": redis, "ROOKHAVEN_KEY_PREFIX": prefix,
-                                  "ROOKHAVEN_LOG_LEVEL": "warning"})
+                                  "ROOKHAVEN_LOG_LEVEL": "warning", **more})
 
 
 def query_texts(dataset: Path) -> list[str]:

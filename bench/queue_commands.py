@@ -44,11 +44,14 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=ROOT.parent / "shared/datasets/npl")
     parser.add_argument("--jobs", type=int, default=2000)
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--shards", type=int, default=None,
+                        help="log shards of the bench's store (default: flat)")
     parser.add_argument("--per-script", action="store_true",
                         help="server time per job script, from SLOWLOG")
     args = parser.parse_args()
     n, prefix = args.jobs, f"rh-cmds{time.time_ns()}"
-    settings = bench_settings(args.redis, prefix)
+    settings = bench_settings(args.redis, prefix, **(
+        {"ROOKHAVEN_LOG_SHARDS": str(args.shards)} if args.shards else {}))
     store = Store.from_settings(settings)
     docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
     queries = query_texts(args.dataset)
