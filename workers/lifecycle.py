@@ -36,6 +36,7 @@ from rookhaven.logs import configure_logging
 from rookhaven.pipeline import TASK_BATCH, TASK_JOB
 from rookhaven.pipeline.warmup import BackgroundWarmUp
 from rookhaven.store import Store
+from rookhaven.store.layout import CURRENT as LAYOUT_VERSION
 
 from . import intake
 from .runtime import WorkerRuntime
@@ -156,6 +157,13 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
             return
         settings = runtime.settings
         store = Store.from_settings(settings)
+        if _needs_migration(store):
+            # No heartbeat: a live one would stop `rookhaven store migrate` from running.
+            log.error("the store under prefix %r keeps its jobs in an earlier Rookhaven's "
+                      "form (layout version 1): this worker can run no job. Stop it, run "
+                      "`rookhaven store migrate`, then start it again", settings.key_prefix,
+                      extra={"prefix": settings.key_prefix})
+            return
         threading.Thread(target=_beat, args=(runtime, store, sender, stop),
                          name="rookhaven-heartbeat", daemon=True).start()
         if settings.metrics_port is not None:
@@ -208,6 +216,15 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
     task_rejected.connect(on_rejected, weak=False)
     task_received.connect(on_received, weak=False)
     task_prerun.connect(on_task_start, weak=False)
+
+
+def _needs_migration(store: Store) -> bool:
+    """Whether ``store`` is of layout version 1 (unknown, while Redis does not answer: the
+    jobs will say so if it is)."""
+    try:
+        return store.keys.version < LAYOUT_VERSION
+    except RookhavenError:
+        return False
 
 
 def _delivered_job_ids(request: Any) -> list[str]:

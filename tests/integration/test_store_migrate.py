@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import orjson
 import redis
@@ -25,7 +26,7 @@ def rookhaven(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
 
 
 def test_an_older_store_is_migrated_and_its_queued_job_then_runs(
-        env: dict[str, str], workers: WorkerFarm) -> None:
+        env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
     prefix = env["ROOKHAVEN_KEY_PREFIX"]
     client = redis.Redis.from_url(env["ROOKHAVEN_REDIS_URL"])
     client.set(f"{prefix}:layout", orjson.dumps({"version": 1, "tags": None}))
@@ -46,6 +47,22 @@ def test_an_older_store_is_migrated_and_its_queued_job_then_runs(
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
     assert "rookhaven store migrate" in refused.stderr
+
+    # A worker of the new release started before the migration says what to do, and
+    # keeps no heartbeat that would stop the migration.
+    log = tmp_path / "early.log"
+    with log.open("wb") as out:
+        early = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers", "worker",
+                                  "-c", "1", "-l", "warning", "--without-gossip",
+                                  "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=env,
+                                 stdout=out, stderr=out, start_new_session=True)
+    try:
+        wait_until(lambda: "rookhaven store migrate" in log.read_text(errors="replace"), 60,
+                   what="the early worker's line")
+        assert not pipe.store.heartbeats.any_alive()
+    finally:
+        early.terminate()
+        early.wait(30)
 
     pipe.store.heartbeats.beat("old-worker:1:a", 30)
     alive = rookhaven(env, "store", "migrate")
