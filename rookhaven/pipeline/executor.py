@@ -7,6 +7,7 @@ trip. The Celery tasks in ``workers`` are thin adapters over ``Executor``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import time
@@ -123,8 +124,12 @@ class Executor:
                 else:
                     computed.append((job_id, time.perf_counter() - began, offered))
         except self._fatal:
-            self._queue_puts(round_, computed)
+            puts = self._queue_puts(round_, computed)
             round_.send(f"storing {len(computed)} result(s) before the task ends")
+            for _, _, put in puts:  # a refused chunk is stored one by one in its get()
+                # An IntegrityError is logged, recorded and its job closed by the store.
+                with contextlib.suppress(IntegrityError):
+                    put.get()
             raise
         return self._queue_puts(round_, computed)
 

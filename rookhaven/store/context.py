@@ -93,7 +93,8 @@ class StoreContext:
                 "Rookhaven's form (layout version 1): stop its workers and MCP "
                 "servers, then run `rookhaven store migrate` once")
         return [shard.job_specs, shard.job_states, shard.job_errors, shard.jobs_queued,
-                shard.jobs_running, shard.jobs_delivered, shard.ledger, shard.counters]
+                shard.jobs_running, shard.jobs_delivered, shard.ledger, shard.counters,
+                shard.log_index]
 
     def shard(self, key: str) -> ShardKeys:
         """The keys of the shard holding result (and job) ``key``."""

@@ -71,12 +71,16 @@ class ResultStore:
                     "with it; nothing was stored. Store the bytes "
                     "core.canonical.result_bytes gives")
         ctx = self._ctx
-        groups: dict[tuple[int, str], list[int]] = {}
+        # A key offered again goes to a chunk of its own, after the first: one MSETNX would
+        # keep its last bytes unchecked, a chunk after it compares them.
+        groups: dict[tuple[int, str, int], list[int]] = {}
+        copies: dict[str, int] = {}
         for at, item in enumerate(offered):
-            groups.setdefault((ctx.keys.shard_of(item.key), item.corpus), []).append(at)
+            nth = copies[item.key] = copies.get(item.key, -1) + 1
+            groups.setdefault((ctx.keys.shard_of(item.key), item.corpus, nth), []).append(at)
         replies: list[Reply[str] | None] = [None] * len(offered)
         now = ctx.now()
-        for (shard, _), positions in groups.items():
+        for (shard, _, _), positions in groups.items():
             for piece in range(0, len(positions), MAX_JOBS):
                 where = positions[piece: piece + MAX_JOBS]
                 chunk = _Chunk(ctx, ctx.keys.shards[shard], [offered[at] for at in where], now)
@@ -159,7 +163,7 @@ class _Chunk:
     def _keys(self, receipt: str) -> list[str]:
         k = self._shard
         return [*self._ctx.job_keys(k), k.audits_by_time,
-                k.audits_by_corpus(self._items[0].corpus), k.log_leaves, k.log_index, receipt]
+                k.audits_by_corpus(self._items[0].corpus), k.log_leaves, receipt]
 
     def _args(self, mode: str, stored: int, leaves: list[tuple[str, bytes, bytes]]) -> list[Any]:
         return [*self._ctx.job_args(self._now), self._shard.log_hashes(0, 0)[:-1], LOG_CHUNK,

@@ -12,8 +12,8 @@ open-job indexes with one command per index, and writes one ledger event per kin
 naming its jobs. The Python side sends at most ``MAX_JOBS`` jobs a call.
 
 Every job script takes the same leading keys and arguments:
-KEYS = specs, states, errors, jobs_queued, jobs_running, jobs_delivered, ledger, counters, ...;
-ARGV = now, ledger max length, ...
+KEYS = specs, states, errors, jobs_queued, jobs_running, jobs_delivered, ledger, counters,
+log index, ...; ARGV = now, ledger max length, ...
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MAX_JOBS = 500
 # A worker's name holds no '|' (host:pid:token); a claim is the worker's name and a token.
 _PRELUDE = """
 local specs, states, errors, queued, running = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local delivered, ledger, counters = KEYS[6], KEYS[7], KEYS[8]
+local delivered, ledger, counters, log_index = KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local now, maxlen = ARGV[1], ARGV[2]
 
 local function parse(s)
@@ -135,9 +135,15 @@ end
 local function stored(any, at)
   return any > 0 and redis.call('EXISTS', KEYS[at]) == 1
 end
+
+-- Whether result ``id`` (stored) is in the log: a result written by a worker that died
+-- before the script that logs it has no leaf, and its job must run again to log it.
+local function logged(id)
+  return redis.call('HEXISTS', log_index, id) == 1
+end
 """
 
-# KEYS[9..] = each job's result key; ARGV[3] = n, ARGV[4..3+n] = ids, then their specs.
+# KEYS[10..] = each job's result key; ARGV[3] = n, ARGV[4..3+n] = ids, then their specs.
 # Per job: 'cached' if the result exists (nothing written); the current state if the job is
 # open (nothing written); 'new' when it was recorded as queued and must be enqueued (a new
 # or failed job; a done one whose result is gone, recomputed under the same key).
@@ -146,17 +152,17 @@ local n = tonumber(ARGV[3])
 local ids = {}
 for i = 1, n do ids[i] = ARGV[3 + i] end
 local raw = redis.call('HMGET', states, unpack(ids))
-local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + n))
+local any = redis.call('EXISTS', unpack(KEYS, 10, 9 + n))
 local new_specs, fresh, members, named, out, seen = {}, {}, {}, {}, {}, {}
 for i = 1, n do
   local id = ids[i]
-  if stored(any, 8 + i) then
+  if stored(any, 9 + i) then
     out[i] = 'cached'
   elseif seen[id] then
-    out[i] = 'queued'  -- recorded a moment ago, by this call
+    out[i] = seen[id]  -- as the first copy left it
   elseif not raw[i] then
     -- The usual case, a job never seen: written without a job table.
-    seen[id] = true
+    seen[id] = 'queued'
     new_specs[#new_specs + 1] = id; new_specs[#new_specs + 1] = ARGV[3 + n + i]
     fresh[#fresh + 1] = id; fresh[#fresh + 1] = 'queued|0|1|' .. now .. '|' .. now .. '||||'
     members[#members + 1] = now; members[#members + 1] = id
@@ -181,7 +187,7 @@ for i = 1, n do
       event('queued', id)
       out[i] = 'new'
     end
-    seen[id] = true
+    seen[id] = out[i] == 'new' and 'queued' or out[i]
   end
 end
 if #new_specs > 0 then redis.call('HSET', specs, unpack(new_specs)) end
@@ -194,7 +200,7 @@ flush()
 return out
 """
 
-# KEYS[9..] = each job's result key; ARGV[3..4] = worker instance, claim (unique to this
+# KEYS[10..] = each job's result key; ARGV[3..4] = worker instance, claim (unique to this
 # delivery), ARGV[5..] = ids. Claims the jobs for the worker's batch; costs no attempt (see
 # BEGIN). A later delivery of the same job (the sweeper's message and the broker's restored
 # one) takes the claim over, so of two copies started together only the last begins.
@@ -203,7 +209,7 @@ return out
 START = _PRELUDE + """
 local worker, claim = ARGV[3], ARGV[4]
 local ids, raw = read(5)
-local any = redis.call('EXISTS', unpack(KEYS, 9, 8 + #ids))
+local any = redis.call('EXISTS', unpack(KEYS, 10, 9 + #ids))
 local found = redis.call('HMGET', specs, unpack(ids))
 local claimed, members, named, out, seen = {}, {}, {}, {}, {}
 for i = 1, #ids do
@@ -216,7 +222,7 @@ for i = 1, #ids do
     out[i] = {'missing'}
   elseif state == 'done' or state == 'failed' then
     out[i] = {state}
-  elseif stored(any, 8 + i) then
+  elseif stored(any, 9 + i) and logged(id) then
     load({id})
     close(id, cur[id], 'done', 'result already stored')
     out[i] = {'done'}
@@ -287,7 +293,7 @@ flush()
 return out
 """
 
-# KEYS[9..13] = audits_by_time, audits_by_corpus, log leaves, log index, receipt;
+# KEYS[10..13] = audits_by_time, audits_by_corpus, log leaves, receipt;
 # ARGV[3..6] = the key prefix of the level-0 log tiles, hashes per tile, mode, how many
 # results this chunk stored; ARGV[7..] = per job: id, log leaf bytes, its leaf hash (32 bytes).
 # The chunk's results and audits are written before this runs, outside Lua (copying ~5 KB a
@@ -300,8 +306,7 @@ return out
 # the log's order is the order in which this script ran, so concurrent workers never fork
 # the tree.
 COMPLETE = _PRELUDE + """
-local by_time, by_corpus, leaves, log_index, receipt = KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-  KEYS[13]
+local by_time, by_corpus, leaves, receipt = KEYS[10], KEYS[11], KEYS[12], KEYS[13]
 local tiles, per_tile, mode, stored_count = ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
 if mode == 'receipt' then
   if redis.call('DEL', receipt) == 0 then return {'refused'} end
@@ -313,11 +318,11 @@ for at = 7, #ARGV, 3 do
   leaf_of[id], hash_of[id] = ARGV[at + 1], ARGV[at + 2]
 end
 local states_of = redis.call('HMGET', states, unpack(ids))
-local logged = redis.call('HMGET', log_index, unpack(ids))
+local in_log = redis.call('HMGET', log_index, unpack(ids))
 local new_leaves, new_hashes, new_ids, seen, times = {}, {}, {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
-  if not logged[i] and not seen[id] then
+  if not in_log[i] and not seen[id] then
     new_leaves[#new_leaves + 1] = leaf_of[id]
     new_hashes[#new_hashes + 1] = hash_of[id]
     new_ids[#new_ids + 1] = id
@@ -347,7 +352,7 @@ end
 redis.call('ZADD', by_time, 'NX', unpack(times))
 redis.call('ZADD', by_corpus, 'NX', unpack(times))
 -- Closing: one match and one concatenation a job, one write per structure for them all.
-local out, closed, cleared, done, placed = {}, {}, {}, {}, {}
+local out, closed, done, placed = {}, {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
   local state, attempts, enqueued, created, started, tail = string.match(states_of[i] or '',
@@ -356,7 +361,6 @@ for i = 1, #ids do
   elseif state == 'done' or placed[id] then out[i] = 'already-done'
   else
     placed[id] = true
-    if tonumber(attempts) > 1 then cleared[#cleared + 1] = id end
     closed[#closed + 1] = id
     closed[#closed + 1] = 'done|' .. attempts .. '|' .. enqueued .. '|' .. created .. '|' ..
       now .. '|' .. started .. '|' .. now .. '|' .. tail
@@ -366,7 +370,7 @@ for i = 1, #ids do
 end
 if #done > 0 then
   redis.call('HSET', states, unpack(closed))
-  if #cleared > 0 then redis.call('HDEL', errors, unpack(cleared)) end
+  redis.call('HDEL', errors, unpack(done))  -- a retried job's last error is history now
   redis.call('ZREM', running, unpack(done))
   redis.call('ZREM', queued, unpack(done))
   redis.call('ZREM', delivered, unpack(done))
@@ -375,11 +379,11 @@ end
 return out
 """
 
-# KEYS[9] = violations; ARGV[3..5] = id, result key, what ('result' or 'audit'). Different
+# KEYS[10] = violations; ARGV[3..5] = id, result key, what ('result' or 'audit'). Different
 # bytes were offered under an existing key: recorded, nothing stored, the job failed.
 VIOLATION = _PRELUDE + """
 local id, key, what = ARGV[3], ARGV[4], ARGV[5]
-redis.call('XADD', KEYS[9], '*', 'key', key, 'job', id, 'what', what, 'at', now)
+redis.call('XADD', KEYS[10], '*', 'key', key, 'job', id, 'what', what, 'at', now)
 redis.call('HINCRBY', counters, 'integrity_violations', 1)
 load({id})
 local j = cur[id]
@@ -391,7 +395,7 @@ flush()
 return 'violation:' .. what
 """
 
-# KEYS[9] = the job's result key; ARGV[3] = id. Reopens a done job whose result is gone:
+# KEYS[10] = the job's result key; ARGV[3] = id. Reopens a done job whose result is gone:
 # 'reopened' (enqueue it), else its state ('done' with its result, 'queued', ...) or
 # 'missing'.
 REOPEN = _PRELUDE + """
@@ -399,7 +403,7 @@ local id = ARGV[3]
 load({id})
 local j = cur[id]
 if not j then return 'missing' end
-if j.state ~= 'done' or redis.call('EXISTS', KEYS[9]) == 1 then return j.state end
+if j.state ~= 'done' or redis.call('EXISTS', KEYS[10]) == 1 then return j.state end
 j.state, j.updated, j.finished, j.attempts = 'queued', now, '', 0
 j.enqueued = j.enqueued + 1
 put(id, j)
@@ -429,7 +433,7 @@ flush()
 return 'queued'
 """
 
-# KEYS[9] = the job's result key; ARGV[3..6] = id, the 'updated' time the sweeper saw, max
+# KEYS[10] = the job's result key; ARGV[3..6] = id, the 'updated' time the sweeper saw, max
 # attempts, why it is being swept. Returns 'requeue' (the caller must enqueue it), 'done' or
 # 'failed' (closed here), or 'changed' / the state when the job moved on since the sweeper
 # looked (nothing done).
@@ -444,7 +448,7 @@ if not j or j.state == 'done' or j.state == 'failed' then
   return j and j.state or 'missing'
 end
 if j.updated ~= seen then return 'changed' end
-if redis.call('EXISTS', KEYS[9]) == 1 then
+if redis.call('EXISTS', KEYS[10]) == 1 and logged(id) then
   close(id, j, 'done', 'result already stored')
   flush()
   return 'done'

@@ -10,9 +10,11 @@ import fakeredis
 import orjson
 import pytest
 
-from rookhaven import RetrievalRequest
+from rookhaven import Document, RetrievalRequest
+from rookhaven.config import Settings
 from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import ConfigError, IntegrityError
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import JobSpec, Store
 from rookhaven.store.results import Offered
 from rookhaven.transparency.merkle import leaf_hash
@@ -126,7 +128,7 @@ def test_one_call_appends_to_every_log_tile_its_leaves_fall_in() -> None:
 
     def complete(first: int, last: int) -> None:
         ctx.complete(keys=[*ctx.job_keys(k), k.audits_by_time, k.audits_by_corpus("c"),
-                           k.log_leaves, k.log_index, k.receipt("x")],
+                           k.log_leaves, k.receipt("x")],
                      args=[*ctx.job_args(ctx.now()), k.log_hashes(0, 0)[:-1], 4, "checked", 0,
                            *(part for i in range(first, last)
                              for part in (f"id{i}", f"leaf{i}", hashes[i]))])
@@ -177,3 +179,62 @@ def test_a_version_1_store_refuses_jobs_until_migrated_and_then_runs_them() -> N
     assert store.jobs.create(failed) == "new"
     assert store.jobs.get(failed.key).error is None
     assert Store(client, "old").migrate() == 0  # once is enough
+
+
+def test_a_result_stored_by_a_worker_that_died_before_logging_it_is_logged_by_the_next(
+        ) -> None:
+    # The chunk's MSETNX ran, its COMPLETE never did: result and audit stored, no leaf, the
+    # job still running. Its next run must log it, not close the job as already stored.
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
+    settings = Settings.from_mapping({"ROOKHAVEN_LOG_LEVEL": "warning"})
+    pipe = Pipeline(store, RecordingDispatcher(), settings)
+    pipe.add_corpus([Document(id=f"d{i}", text=f"crane {i} tide") for i in range(9)], "port")
+    ref = pipe.submit(RetrievalRequest(query="crane"), "port")
+    executor = Executor(store, settings)
+    job = store.jobs.get(ref.job_id)
+    result, audit = executor.compute(job.spec)
+    k = store.keys.shard(ref.job_id)
+    store.jobs.start([ref.job_id], "dead")
+    store.client.mset({k.result(ref.job_id): result, k.audit(ref.job_id): audit})
+    assert store.log.index_of(ref.job_id) is None
+    report = pipe.sweep(older_than=0)  # its worker is gone (no heartbeat)
+    assert report.requeued == [ref.job_id] and report.done == []
+    assert executor.run([ref.job_id], "w") == ["done"]
+    assert store.log.index_of(ref.job_id) == 0
+    assert store.audits.count(corpus=job.corpus_digest) == 1
+    assert store.results.get(ref.job_id) == result
+
+
+def test_a_key_offered_twice_in_a_chunk_with_other_bytes_is_a_violation() -> None:
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
+    job = spec(1)
+    store.jobs.create(job)
+    store.jobs.start([job.key, job.key], "w")
+    round_ = store.round()
+    first, second = store.results.queue_put(round_, [offered(job, b"[1]"), offered(job, b"[2]")])
+    round_.send("storing")
+    assert first.get() == "done"
+    with pytest.raises(IntegrityError, match="different result bytes"):
+        second.get()
+    assert store.results.get(job.key) == framed(b"[1]")
+
+
+def test_a_done_job_keeps_no_error_from_an_earlier_attempt() -> None:
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
+    job = spec(1)
+    store.jobs.create(job)
+    store.jobs.start([job.key], "w")
+    store.jobs.begin(job.key, "w", 3)
+    assert store.jobs.fail(job.key, "ValueError: boom", permanent=False, max_attempts=3) == "queued"
+    store.results.put(job.key, job.corpus_digest, framed(b"[]"), AUDIT)
+    record = store.jobs.get(job.key)
+    assert (record.state, record.error) == ("done", None)
+
+
+def test_a_job_named_twice_in_one_creation_answers_its_state_twice() -> None:
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
+    job = spec(1)
+    store.jobs.create(job)
+    store.jobs.start([job.key], "w")
+    assert store.jobs.create_many([job, job]) == ["running", "running"]
+    assert store.jobs.create_many([spec(2), spec(2)]) == ["new", "queued"]

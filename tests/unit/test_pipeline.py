@@ -232,7 +232,9 @@ def test_of_two_copies_of_a_message_only_the_later_begins(pipeline: Pipeline) ->
 def test_the_sweeper_closes_a_job_whose_result_is_already_stored(
         pipeline: Pipeline) -> None:
     ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
-    pipeline.store.client.set(pipeline.store.keys.result(ref.job_id), b"r")
+    k = pipeline.store.keys.shard(ref.job_id)
+    pipeline.store.client.set(k.result(ref.job_id), b"r")
+    pipeline.store.client.hset(k.log_index, ref.job_id, 0)  # stored and logged
     assert pipeline.sweep(older_than=0).done == [ref.job_id]
 
 
