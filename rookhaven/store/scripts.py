@@ -352,7 +352,9 @@ end
 redis.call('ZADD', by_time, 'NX', unpack(times))
 redis.call('ZADD', by_corpus, 'NX', unpack(times))
 -- Closing: one match and one concatenation a job, one write per structure for them all.
-local out, closed, done, placed = {}, {}, {}, {}
+-- A job running its first attempt (the usual case) is only in the running index and has no
+-- error; any other (retried, swept back, failed meanwhile) may be anywhere and have one.
+local out, closed, done, other, placed = {}, {}, {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
   local state, attempts, enqueued, created, started, tail = string.match(states_of[i] or '',
@@ -365,15 +367,18 @@ for i = 1, #ids do
     closed[#closed + 1] = 'done|' .. attempts .. '|' .. enqueued .. '|' .. created .. '|' ..
       now .. '|' .. started .. '|' .. now .. '|' .. tail
     done[#done + 1] = id
+    if state ~= 'running' or attempts ~= '1' then other[#other + 1] = id end
     out[i] = 'done'
   end
 end
 if #done > 0 then
   redis.call('HSET', states, unpack(closed))
-  redis.call('HDEL', errors, unpack(done))  -- a retried job's last error is history now
   redis.call('ZREM', running, unpack(done))
-  redis.call('ZREM', queued, unpack(done))
-  redis.call('ZREM', delivered, unpack(done))
+  if #other > 0 then
+    redis.call('HDEL', errors, unpack(other))  -- a retried job's last error is history now
+    redis.call('ZREM', queued, unpack(other))
+    redis.call('ZREM', delivered, unpack(other))
+  end
   record('done', done, '')
 end
 return out
