@@ -167,11 +167,13 @@ class Pipeline:
             still: list[str] = []
             for at in range(0, len(pending), page):
                 chunk = pending[at:at + page]
-                for job_id, record in zip(chunk, self.store.jobs.get_many(chunk), strict=True):
-                    if record is None or record.state in ("done", "failed"):
-                        records[job_id] = record
-                    else:
-                        still.append(job_id)
+                # Polled by state alone; a record (with its spec) is read once, when finished.
+                ended = [job_id for job_id, state
+                         in zip(chunk, self.store.jobs.states_many(chunk), strict=True)
+                         if state is None or state in ("done", "failed")]
+                for job_id, record in zip(ended, self.store.jobs.get_many(ended), strict=True):
+                    records[job_id] = record
+                still += [job_id for job_id in chunk if job_id not in records]
             pending = still
             if not pending:
                 return [records[job_id] for job_id in job_ids]

@@ -226,6 +226,21 @@ class JobStore:
                                  if spec is not None and state is not None else None)
         return [found[job_id] for job_id in job_ids]
 
+    def states_many(self, job_ids: Sequence[str]) -> list[str | None]:
+        """Each job's state name ('queued', 'running', 'done', 'failed'), None where there is
+        no job: one HMGET per shard and page, none of the specs read (for polling)."""
+        ctx = self._ctx
+        found: dict[str, str | None] = {}
+        with translated(ctx.client, "reading job states"):
+            pipe = ctx.client.pipeline(transaction=False)
+            pieces = list(self._pieces(list(dict.fromkeys(job_ids))))
+            for shard, ids in pieces:
+                pipe.hmget(ctx.keys.shards[shard].job_states, ids)
+            for (_, ids), states in zip(pieces, pipe.execute(), strict=True):
+                for job_id, state in zip(ids, states, strict=True):
+                    found[job_id] = None if state is None else text(state).split("|", 1)[0]
+        return [found[job_id] for job_id in job_ids]
+
     def counts(self) -> dict[str, int]:
         """How many jobs are queued and running right now."""
         ctx = self._ctx

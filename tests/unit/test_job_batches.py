@@ -238,3 +238,12 @@ def test_a_job_named_twice_in_one_creation_answers_its_state_twice() -> None:
     store.jobs.start([job.key], "w")
     assert store.jobs.create_many([job, job]) == ["running", "running"]
     assert store.jobs.create_many([spec(2), spec(2)]) == ["new", "queued"]
+
+
+def test_states_are_read_without_the_records(store: Store) -> None:
+    jobs = [spec(i) for i in range(4)]
+    store.jobs.create_many(jobs[:3])
+    store.jobs.start([jobs[1].key], "w")
+    store.results.put(jobs[2].key, jobs[2].corpus_digest, framed(b"[]"), AUDIT)
+    asked = [j.key for j in jobs] + [jobs[0].key]
+    assert store.jobs.states_many(asked) == ["queued", "running", "done", None, "queued"]
