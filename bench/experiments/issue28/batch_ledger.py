@@ -6,10 +6,11 @@ Run by hand against a Redis of its own (commandstats and CPU are server-wide):
     .venv/bin/python bench/experiments/issue28/batch_ledger.py \
         --redis redis://127.0.0.1:6391/0 --jobs 3000
 
-Not the store's code: the scripts below are what `docs/adr/0036-*.md` proposes, written just
+Not the store's code: the scripts below are what `docs/adr/0036-*.md` proposed, written just
 far enough to do the same Redis work as the real job lifecycle (every check a real script
-makes, every write it would make), so their cost can be measured before the store is
-rebuilt around them. Per shard, a job's spec is a field of one hash written once, and its
+makes, every write it would make), so their cost could be measured before the store was
+rebuilt around them. It has been since (`rookhaven/store/scripts.py`); this stays as the
+measured reference, and its "store today" line is now that store. Per shard, a job's spec is a field of one hash written once, and its
 mutable state (state, attempts, worker, claim, updated) one short string, a field of a second
 hash; every transition reads and writes the fields of a whole message or chunk with one
 HMGET and one HSET, writes one ledger event naming its jobs, and moves the index members with
