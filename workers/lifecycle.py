@@ -36,7 +36,7 @@ from rookhaven.logs import configure_logging
 from rookhaven.pipeline import TASK_BATCH, TASK_JOB
 from rookhaven.pipeline.warmup import BackgroundWarmUp
 from rookhaven.store import Store
-from rookhaven.store.layout import CURRENT as LAYOUT_VERSION
+from rookhaven.store.layout import CURRENT as JOBS_FORM
 
 from . import intake
 from .runtime import WorkerRuntime
@@ -100,6 +100,15 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         if not ours(sender):
             return
         configure_logging(runtime.settings.log_level)
+        if _needs_migration(Store.from_settings(runtime.settings)):
+            # Before consuming: a worker that took messages it cannot run would drop them,
+            # and one kept running past the migration would keep the old view of the store.
+            prefix = runtime.settings.key_prefix
+            log.error("the store under prefix %r keeps its job records in an earlier "
+                      "Rookhaven's form: this worker can run no job. Run `rookhaven store "
+                      "migrate` (ops/runbook.md, Upgrading), then start it again", prefix,
+                      extra={"prefix": prefix})
+            raise SystemExit(2)
         # Restoring unacked messages on channel close can end a worker whose broker just
         # died (ADR 0005, "restore on close"); they come back by the periodic restore.
         kombu_redis.Channel.do_restore = False
@@ -157,13 +166,6 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
             return
         settings = runtime.settings
         store = Store.from_settings(settings)
-        if _needs_migration(store):
-            # No heartbeat: a live one would stop `rookhaven store migrate` from running.
-            log.error("the store under prefix %r keeps its jobs in an earlier Rookhaven's "
-                      "form (layout version 1): this worker can run no job. Stop it, run "
-                      "`rookhaven store migrate`, then start it again", settings.key_prefix,
-                      extra={"prefix": settings.key_prefix})
-            return
         threading.Thread(target=_beat, args=(runtime, store, sender, stop),
                          name="rookhaven-heartbeat", daemon=True).start()
         if settings.metrics_port is not None:
@@ -219,10 +221,10 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
 
 
 def _needs_migration(store: Store) -> bool:
-    """Whether ``store`` is of layout version 1 (unknown, while Redis does not answer: the
-    jobs will say so if it is)."""
+    """Whether ``store`` keeps job records of an earlier form (unknown while Redis does not
+    answer: its jobs will say so if it does)."""
     try:
-        return store.keys.version < LAYOUT_VERSION
+        return store.keys.jobs_form < JOBS_FORM
     except RookhavenError:
         return False
 

@@ -7,7 +7,7 @@
 job record, index entries) and per log leaf from Redis's MEMORY USAGE over a sample of the
 most recent results; and what 10^9 results would take.
 
-``migrate``: a store made by a Rookhaven before layout version 2 keeps each job as a hash
+``migrate``: a store made by an earlier Rookhaven keeps each job as a hash
 of its own; jobs cannot be submitted or run there until this moves them into today's form
 (results, audits, the log and the ledger are read as they are). Stop its workers and MCP
 servers first; it is safe to run again if interrupted.
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
                       help="recent results measured with MEMORY USAGE (default 200)")
     info.add_argument("--json", action="store_true", help="print the numbers as JSON")
     migrate = verbs.add_parser("migrate", help="move an older store's job records into "
-                               "today's form (layout version 2)")
+                               "today's form (ops/runbook.md, Upgrading)")
     migrate.add_argument("--force", action="store_true",
                          help="migrate although a worker's heartbeat is still alive")
     parser.set_defaults(run=run)
@@ -58,9 +58,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     store = Store.from_settings(settings)
-    if store.keys.version >= 2:
-        print(f"the store under prefix {settings.key_prefix!r} is at layout version "
-              f"{store.keys.version}: nothing to migrate")
+    if store.keys.jobs_form >= 2:
+        print(f"the store under prefix {settings.key_prefix!r} keeps its job records in "
+              "today's form: nothing to migrate")
         return 0
     said = [time.monotonic()]
 
@@ -70,6 +70,6 @@ def _migrate(args: argparse.Namespace, settings: Settings) -> int:
             print(f"moved {moved:,} job record(s) so far", file=sys.stderr, flush=True)
 
     moved = store.migrate(force=args.force, progress=progress)
-    print(f"moved {moved:,} job record(s); the store under prefix {settings.key_prefix!r} is "
-          "at layout version 2")
+    print(f"moved {moved:,} job record(s); the store under prefix {settings.key_prefix!r} keeps "
+          "its job records in today's form")
     return 0

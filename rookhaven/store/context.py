@@ -66,6 +66,14 @@ class StoreContext:
                 self._keys = layout.resolve(self.client, self.prefix, self.shards)
         return self._keys
 
+    def require_jobs(self) -> None:
+        """ConfigError unless the store's job records are of the form this release reads."""
+        if self.keys.jobs_form < layout.CURRENT:
+            raise ConfigError(
+                f"the store under prefix {self.prefix!r} keeps its job records in an earlier "
+                "Rookhaven's form: stop its workers and MCP servers, then run `rookhaven store "
+                "migrate` once (ops/runbook.md, Upgrading)")
+
     def forget_layout(self) -> None:
         """Read the layout again at the next key (it was just changed: a migration)."""
         self._keys = None
@@ -87,11 +95,7 @@ class StoreContext:
     def job_keys(self, shard: ShardKeys) -> list[str]:
         """The leading KEYS of every job script (see store.scripts), in ``shard``. A job
         is in the shard of its id, its result key."""
-        if self.keys.version < 2:
-            raise ConfigError(
-                f"the store under prefix {self.prefix!r} keeps its job records in an earlier "
-                "Rookhaven's form (layout version 1): stop its workers and MCP "
-                "servers, then run `rookhaven store migrate` once")
+        self.require_jobs()
         return [shard.job_specs, shard.job_states, shard.job_errors, shard.jobs_queued,
                 shard.jobs_running, shard.jobs_delivered, shard.ledger, shard.counters,
                 shard.log_index]

@@ -155,6 +155,7 @@ class JobStore:
         """Pages of done jobs whose result is gone, found by a scan of every job's state
         (a done job is in no index, and an index may be lost with the result)."""
         ctx = self._ctx
+        ctx.require_jobs()
         with translated(ctx.client, "looking for done jobs without a result"):
             for shard in ctx.keys.shards:
                 batch: list[str] = []
@@ -210,6 +211,7 @@ class JobStore:
     def get_many(self, job_ids: Iterable[str]) -> list[JobRecord | None]:
         """Records in the order asked for; None where there is none."""
         ctx = self._ctx
+        ctx.require_jobs()
         job_ids = list(job_ids)
         found: dict[str, JobRecord | None] = {}
         with translated(ctx.client, "reading job records"):
@@ -230,6 +232,7 @@ class JobStore:
         """Each job's state name ('queued', 'running', 'done', 'failed'), None where there is
         no job: one HMGET per shard and page, none of the specs read (for polling)."""
         ctx = self._ctx
+        ctx.require_jobs()
         found: dict[str, str | None] = {}
         with translated(ctx.client, "reading job states"):
             pipe = ctx.client.pipeline(transaction=False)
@@ -258,6 +261,7 @@ class JobStore:
         ``undelivered_before`` and received by no worker; delivered to, or running on, a
         worker that is not ``alive``; running since before ``running_before``. At most
         ``limit``, each once."""
+        self._ctx.require_jobs()
         found: dict[str, StaleJob] = {}
         shards = self._ctx.keys.shards
         # A sweep that fills its limit stops; the next one begins at the shard after, so

@@ -50,7 +50,7 @@ class ShardKeys:
     index: int
 
     def job(self, job_id: str) -> str:
-        """Hash: one job record in a layout-version-1 store (read only by its migration,
+        """Hash: one job record of form 1, an earlier release's (read only by its migration,
         store.migration)."""
         return f"{self.base}:job:{job_id}"
 
@@ -142,12 +142,12 @@ class ShardKeys:
 @dataclass(frozen=True)
 class Keys:
     """Key names for one prefix and layout: flat (``tags`` None) or one tag per shard;
-    ``version`` 2 keeps job records as fields of per-shard hashes, 1 (stores made before)
+    ``jobs_form`` 2 keeps job records as fields of per-shard hashes, 1 (stores made before)
     as one hash per job."""
 
     prefix: str
     tags: tuple[str, ...] | None = None
-    version: int = 2
+    jobs_form: int = 2
     _shards: tuple[ShardKeys, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

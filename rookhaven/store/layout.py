@@ -1,11 +1,13 @@
 """The store's layout, recorded once under ``<prefix>:layout``: flat, or how many log shards,
-and the version of its job records.
+and the form of its job records.
 
 Read by every process before its first key: a store keeps the layout it was created with,
 so every process finds every key where the first one put it. A store with data and no
-record (made before layouts were recorded) is flat, version 1. Version 2 (every store made
-now) keeps job records as fields of per-shard hashes; a version-1 store's jobs are moved
-there by ``rookhaven store migrate`` (store.migration), which then records version 2.
+record (made before layouts were recorded) is flat. Job records of form 2 (``"jobs": 2``,
+every store made now) are fields of per-shard hashes; form 1 (no ``jobs`` field: stores
+made before) a hash per job, moved by ``rookhaven store migrate`` (store.migration), which
+then records form 2. The record's ``version`` stays 1: an earlier release, which refuses
+any other, can still read the store's results, audits and log to replay them.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from .keys import Keys, shard_tags
 
 # Keys only a flat store has: any of them present means the store predates the record.
 _FLAT_MARKS = ("ledger", "counters", "log:leaves", "corpora")
-VERSIONS = (1, 2)
-CURRENT = 2
+JOBS_FORMS = (1, 2)
+CURRENT = 2  # the form of job records this release writes
 
 
 def resolve(client: Any, prefix: str, wanted: int | None) -> Keys:
@@ -32,8 +34,10 @@ def resolve(client: Any, prefix: str, wanted: int | None) -> Keys:
     recorded = client.get(flat.layout)
     if recorded is None:
         legacy = any(client.exists(f"{prefix}:{mark}") for mark in _FLAT_MARKS)
-        layout = {"version": 1 if legacy else CURRENT,
-                  "tags": None if legacy or wanted is None else list(shard_tags(wanted))}
+        layout: dict[str, Any] = {
+            "version": 1, "tags": None if legacy or wanted is None else list(shard_tags(wanted))}
+        if not legacy:
+            layout["jobs"] = CURRENT
         client.set(flat.layout, orjson.dumps(layout), nx=True)
         recorded = client.get(flat.layout)  # another process may have recorded it first
     keys = parse(prefix, recorded)
@@ -55,8 +59,9 @@ def parse(prefix: str, recorded: bytes) -> Keys:
     try:
         layout = orjson.loads(recorded)
         tags = layout["tags"]
-        version = layout["version"]
-        valid = version in VERSIONS and (tags is None or (
+        # A record that says version 2 was written by this release's first builds.
+        jobs = layout.get("jobs", 2 if layout["version"] == 2 else 1)
+        valid = layout["version"] in (1, 2) and jobs in JOBS_FORMS and (tags is None or (
             isinstance(tags, list) and 1 <= len(tags) <= MAX_SHARDS
             and all(isinstance(t, str) and t and "{" not in t and "}" not in t
                     for t in tags)))
@@ -65,10 +70,10 @@ def parse(prefix: str, recorded: bytes) -> Keys:
     if not valid:
         raise ConfigError(f"{prefix}:layout does not hold a layout Rookhaven wrote "
                           f"({recorded[:80]!r}); restore it from a backup")
-    return Keys(prefix, None if tags is None else tuple(tags), version)
+    return Keys(prefix, None if tags is None else tuple(tags), jobs)
 
 
-def record(client: Any, keys: Keys, version: int) -> None:
-    """Record ``version`` in the layout of the store ``keys`` name (its tags unchanged)."""
+def record(client: Any, keys: Keys, jobs: int) -> None:
+    """Record job-record form ``jobs`` in the layout of the store ``keys`` name."""
     client.set(keys.layout, orjson.dumps({
-        "version": version, "tags": None if keys.tags is None else list(keys.tags)}))
+        "version": 1, "tags": None if keys.tags is None else list(keys.tags), "jobs": jobs}))

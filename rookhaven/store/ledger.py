@@ -38,7 +38,7 @@ class Ledger:
     def events(self, page: int = 1000) -> Iterator[LedgerEvent]:
         """Every job event, oldest first (each shard keeps its own ledger). An entry names
         the jobs one script moved alike (``jobs``, separated by spaces; ``job`` in entries
-        written before layout version 2): each is an event of its own, in the order named."""
+        written by earlier releases): each is an event of its own, in the order named."""
         for entry_id, f in self._merged([s.ledger for s in self._ctx.keys.shards], page):
             for job in (f["jobs"].split(" ") if "jobs" in f else [f["job"]]):
                 yield LedgerEvent(id=entry_id, job=job, event=f["event"], at=float(f["at"]),

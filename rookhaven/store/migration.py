@@ -1,11 +1,11 @@
-"""Moving a layout-version-1 store's job records into version 2's per-shard hashes.
+"""Moving an earlier release's job records (form 1) into form 2's per-shard hashes.
 
-Version 1 kept each job as a hash of its own; version 2 keeps a job as a field of three
-per-shard hashes (spec, state, error: store.scripts). Nothing else differs: results, audits,
-the log, the indexes and the ledger (whose old entries name one ``job`` each) stay as they
-are. Each job is written in the new form before its old hash is deleted, and the layout
-records version 2 only once every job has moved, so an interrupted migration is finished
-by running it again.
+Form 1 kept each job as a hash of its own; form 2 keeps a job as a field of three per-shard
+hashes (spec, state, error: store.scripts). Nothing else differs: results, audits, the log,
+the indexes and the ledger (whose old entries name one ``job`` each) stay as they are. Each
+job is written in the new form before its old hash is deleted, and the layout records form
+2 only once every job has moved, so an interrupted migration is finished by running it
+again.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _PAGE = 1000
 
 
 def v1_record(raw: dict[bytes, bytes]) -> tuple[bytes, bytes, bytes | None]:
-    """A version-1 job hash as version 2's (spec, state string, error or None)."""
+    """A form-1 job hash as form 2's (spec, state string, error or None)."""
     f = {text(k): text(v) for k, v in raw.items()}
     spec = canonical_bytes({"corpus": f["corpus"], "params": orjson.loads(f["params"]),
                             "provider": f["provider"], "request": orjson.loads(f["request"])})
@@ -40,12 +40,12 @@ def v1_record(raw: dict[bytes, bytes]) -> tuple[bytes, bytes, bytes | None]:
 
 def migrate(ctx: StoreContext, *, force: bool = False,
             progress: Callable[[int], None] = lambda moved: None) -> int:
-    """Move every job record of a version-1 store into version 2's form and record version
-    2; how many jobs moved (0 for a store already at version 2). ConfigError while a worker
+    """Move every job record of a form-1 store into form 2 and record form 2 in its layout;
+    how many jobs moved (0 for a store already of form 2). ConfigError while a worker
     is alive, unless ``force``: a running worker of an earlier Rookhaven would keep
     writing the old form."""
     keys = ctx.keys
-    if keys.version >= layout.CURRENT:
+    if keys.jobs_form >= layout.CURRENT:
         return 0
     if not force and Heartbeats(ctx).any_alive():
         raise ConfigError(
@@ -54,7 +54,7 @@ def migrate(ctx: StoreContext, *, force: bool = False,
             "pass --force if they are gone")
     moved = 0
     client = ctx.client
-    with translated(client, "moving job records to layout version 2"):
+    with translated(client, "moving job records to today's form"):
         for shard in keys.shards:
             page: list[Any] = []
             for name in client.scan_iter(match=shard.job("*"), count=_PAGE):

@@ -88,7 +88,7 @@ class Store:
 
     def migrate(self, *, force: bool = False,
                 progress: Callable[[int], None] = lambda moved: None) -> int:
-        """Move a layout-version-1 store's job records into today's form (store.migration):
+        """Move an earlier release's job records (form 1) into today's form (store.migration):
         how many moved, 0 if there was nothing to do."""
         return migration.migrate(self._ctx, force=force, progress=progress)
 

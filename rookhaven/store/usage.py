@@ -43,6 +43,7 @@ class StoreUsage:
     bytes_per_leaf: float | None  # leaf + log index entry + its share of the tree's hashes
     log_shards: int = 1
     primaries: dict[str, int] = field(default_factory=dict)  # a cluster's: node -> slots
+    jobs_form: int = 2  # the form of its job records (store.layout); 1 needs migrating
 
     def bytes_for(self, results: int) -> float | None:
         """Memory ``results`` stored results and their leaves would take, by this sample."""
@@ -87,7 +88,7 @@ class Usage:
             jobs_open={"queued": sum(int(row[2]) for row in per_shard),
                        "running": sum(int(row[3]) for row in per_shard)},
             sampled=len(keys), bytes_per_result=per_result, bytes_per_leaf=per_leaf,
-            log_shards=len(shards), primaries=self._slots())
+            log_shards=len(shards), primaries=self._slots(), jobs_form=k.jobs_form)
 
     def _slots(self) -> dict[str, int]:
         """How many slots each primary of a cluster serves, as the client last learnt."""
@@ -178,6 +179,9 @@ def describe(usage: StoreUsage) -> str:
              f"{usage.corpora}, checkpoints {usage.checkpoints}, verification runs "
              f"{usage.verification_runs}, jobs queued {usage.jobs_open['queued']} / running "
              f"{usage.jobs_open['running']}"]
+    if usage.jobs_form < 2:
+        lines.append("job records of an earlier Rookhaven's form: jobs cannot be submitted or "
+                     "run until `rookhaven store migrate` (ops/runbook.md, Upgrading)")
     if usage.bytes_per_result is None or usage.bytes_per_leaf is None:
         lines.append("bytes per result: unknown (no result stored, or the server has no "
                      "MEMORY USAGE)")

@@ -1,4 +1,4 @@
-"""A store made by an earlier Rookhaven (layout version 1, a hash per job), upgraded as the
+"""A store made by an earlier Rookhaven (job records of form 1, a hash per job), upgraded as the
 runbook says: its results keep being served, jobs are refused with a line naming the
 command, `rookhaven store migrate` moves the records, and a real worker then finishes the
 job the old release left queued, with the inline core's bytes."""
@@ -48,21 +48,23 @@ def test_an_older_store_is_migrated_and_its_queued_job_then_runs(
     assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
     assert "rookhaven store migrate" in refused.stderr
 
-    # A worker of the new release started before the migration says what to do, and
-    # keeps no heartbeat that would stop the migration.
+    # A worker of the new release started before the migration says what to do and exits
+    # before it takes a message (one that took them would drop jobs it cannot run).
     log = tmp_path / "early.log"
     with log.open("wb") as out:
-        early = subprocess.Popen([sys.executable, "-m", "celery", "-A", "workers", "worker",
-                                  "-c", "1", "-l", "warning", "--without-gossip",
-                                  "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=env,
-                                 stdout=out, stderr=out, start_new_session=True)
-    try:
-        wait_until(lambda: "rookhaven store migrate" in log.read_text(errors="replace"), 60,
-                   what="the early worker's line")
-        assert not pipe.store.heartbeats.any_alive()
-    finally:
-        early.terminate()
-        early.wait(30)
+        early = subprocess.run([sys.executable, "-m", "celery", "-A", "workers", "worker",
+                                "-c", "1", "-l", "warning", "--without-gossip",
+                                "--without-mingle", "--without-heartbeat"], cwd=ROOT, env=env,
+                               stdout=out, stderr=out, timeout=120, check=False)
+    assert early.returncode == 2
+    assert "rookhaven store migrate" in log.read_text(errors="replace")
+    assert not pipe.store.heartbeats.any_alive()
+    # Reads that need job records say so too, instead of "no job".
+    shown = rookhaven(env, "job", spec.key)
+    assert shown.returncode == 2 and "rookhaven store migrate" in shown.stderr, shown.stderr
+    swept = rookhaven(env, "sweep", "--older-than", "0")
+    assert swept.returncode == 2 and "rookhaven store migrate" in swept.stderr, swept.stderr
+    assert "rookhaven store migrate" in rookhaven(env, "store", "info").stdout
 
     pipe.store.heartbeats.beat("old-worker:1:a", 30)
     alive = rookhaven(env, "store", "migrate")

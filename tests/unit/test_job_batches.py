@@ -1,4 +1,4 @@
-"""Jobs moved many at a time (layout version 2): one script per shard, results by MSETNX, the
+"""Jobs moved many at a time (job records of form 2): one script per shard, results by MSETNX, the
 careful path when a key exists, log tiles crossed in one call, and older stores migrated."""
 
 from __future__ import annotations
@@ -168,7 +168,9 @@ def test_a_version_1_store_refuses_jobs_until_migrated_and_then_runs_them() -> N
     with pytest.raises(ConfigError, match="is alive"):
         store.migrate()
     assert store.migrate(force=True) == 3
-    assert store.keys.version == 2 and not client.keys("old:job:*")
+    assert store.keys.jobs_form == 2 and not client.keys("old:job:*")
+    layout = orjson.loads(client.get("old:layout"))  # an earlier release can still read it
+    assert layout["version"] == 1 and layout["jobs"] == 2
     got = {r.id: r for r in store.jobs.get_many([waiting.key, done.key, failed.key]) if r}
     assert (got[waiting.key].state, got[done.key].state, got[failed.key].state) == (
         "queued", "done", "failed")

@@ -10,11 +10,13 @@ Not the store's code: the scripts below are what `docs/adr/0036-*.md` proposed, 
 far enough to do the same Redis work as the real job lifecycle (every check a real script
 makes, every write it would make), so their cost could be measured before the store was
 rebuilt around them. It has been since (`rookhaven/store/scripts.py`); this stays as the
-measured reference, and its "store today" line is now that store. Per shard, a job's spec is a field of one hash written once, and its
-mutable state (state, attempts, worker, claim, updated) one short string, a field of a second
-hash; every transition reads and writes the fields of a whole message or chunk with one
-HMGET and one HSET, writes one ledger event naming its jobs, and moves the index members with
-one multi-member command. Results and audits go in with one MSET per chunk after one MGET.
+measured reference, and its "store today" line is now that store.
+
+Per shard, a job's spec is a field of one hash written once, and its mutable state (state,
+attempts, worker, claim, updated) one short string, a field of a second hash; every
+transition reads and writes the fields of a whole message or chunk with one HMGET and one
+HSET, writes one ledger event naming its jobs, and moves the index members with one multi-
+member command. Results and audits go in with one MSET per chunk after one MGET.
 
 The result and audit bytes are real: NPL requests answered by bm25@2 in this process.
 The same run then times the store's own lifecycle (`Pipeline.submit_many`, `Executor.run`)
