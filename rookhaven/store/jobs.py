@@ -21,7 +21,7 @@ from ..models import RetrievalRequest
 from .connection import translated
 from .context import StoreContext, text
 from .keys import ShardKeys
-from .records import STATE_FIELDS, JobRecord, JobSpec
+from .records import JobRecord, JobSpec, state_fields
 from .rounds import Item, Reply, Round
 from .scripts import MAX_JOBS
 
@@ -60,19 +60,13 @@ class JobStore:
         in order."""
         ctx = self._ctx
         now = ctx.now()
-        by_shard: dict[int, list[int]] = {}
-        for at, job_id in enumerate(ids):
-            by_shard.setdefault(ctx.keys.shard_of(job_id), []).append(at)
         replies: list[Reply[T] | None] = [None] * len(ids)
-        for shard, positions in by_shard.items():
-            k = ctx.keys.shards[shard]
-            for piece in range(0, len(positions), MAX_JOBS):
-                where = positions[piece: piece + MAX_JOBS]
-                these = [ids[at] for at in where]
-                keys = ctx.job_keys(k) + ([k.result(i) for i in these] if results else [])
-                whole = round_.call(script, keys, [*ctx.job_args(now), *args(these)], list)
-                for index, at in enumerate(where):
-                    replies[at] = Item(whole, index, parse)
+        for shard, where in self._pieces(ids):
+            k, these = ctx.keys.shards[shard], [ids[at] for at in where]
+            keys = ctx.job_keys(k) + ([k.result(i) for i in these] if results else [])
+            whole = round_.call(script, keys, [*ctx.job_args(now), *args(these)], list)
+            for index, at in enumerate(where):
+                replies[at] = Item(whole, index, parse)
         return [reply for reply in replies if reply is not None]
 
     def create(self, spec: JobSpec) -> str:
@@ -120,19 +114,25 @@ class JobStore:
         ctx, round_ = self._ctx, Round(self._ctx)
         now = ctx.now()
         counts = [round_.call(ctx.deliver, ctx.job_keys(ctx.keys.shards[shard]),
-                              [*ctx.job_args(now), worker, *ids], int)
-                  for shard, ids in self._pieces(job_ids)]
+                              [*ctx.job_args(now), worker, *(job_ids[at] for at in where)], int)
+                  for shard, where in self._pieces(job_ids)]
         round_.send(f"marking {len(job_ids)} job(s) delivered")
         return sum(reply.get() for reply in counts)
 
-    def _pieces(self, job_ids: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
-        """``job_ids`` by shard, in pieces of at most MAX_JOBS: (shard, ids)."""
-        by_shard: dict[int, list[str]] = {}
-        for job_id in job_ids:
-            by_shard.setdefault(self._ctx.keys.shard_of(job_id), []).append(job_id)
-        for shard, ids in by_shard.items():
-            for piece in range(0, len(ids), MAX_JOBS):
-                yield shard, ids[piece: piece + MAX_JOBS]
+    def _pieces(self, job_ids: Sequence[str]) -> Iterator[tuple[int, list[int]]]:
+        """The positions in ``job_ids`` by shard, in pieces of at most MAX_JOBS:
+        (shard, positions)."""
+        by_shard: dict[int, list[int]] = {}
+        for at, job_id in enumerate(job_ids):
+            by_shard.setdefault(self._ctx.keys.shard_of(job_id), []).append(at)
+        for shard, positions in by_shard.items():
+            for piece in range(0, len(positions), MAX_JOBS):
+                yield shard, positions[piece: piece + MAX_JOBS]
+
+    def _unique_pieces(self, job_ids: Iterable[str]) -> list[tuple[int, list[str]]]:
+        """``job_ids`` without repeats, by shard, in pieces of at most MAX_JOBS."""
+        unique = list(dict.fromkeys(job_ids))
+        return [(shard, [unique[at] for at in where]) for shard, where in self._pieces(unique)]
 
     def begin(self, job_id: str, worker: str, max_attempts: int,
               claim: str = "") -> tuple[str, int]:
@@ -216,7 +216,7 @@ class JobStore:
         found: dict[str, JobRecord | None] = {}
         with translated(ctx.client, "reading job records"):
             pipe = ctx.client.pipeline(transaction=False)
-            pieces = list(self._pieces(list(dict.fromkeys(job_ids))))
+            pieces = self._unique_pieces(job_ids)
             for shard, ids in pieces:
                 k = ctx.keys.shards[shard]
                 pipe.hmget(k.job_specs, ids).hmget(k.job_states, ids).hmget(k.job_errors, ids)
@@ -236,12 +236,12 @@ class JobStore:
         found: dict[str, str | None] = {}
         with translated(ctx.client, "reading job states"):
             pipe = ctx.client.pipeline(transaction=False)
-            pieces = list(self._pieces(list(dict.fromkeys(job_ids))))
+            pieces = self._unique_pieces(job_ids)
             for shard, ids in pieces:
                 pipe.hmget(ctx.keys.shards[shard].job_states, ids)
             for (_, ids), states in zip(pieces, pipe.execute(), strict=True):
                 for job_id, state in zip(ids, states, strict=True):
-                    found[job_id] = None if state is None else text(state).split("|", 1)[0]
+                    found[job_id] = None if state is None else state_fields(state)["state"]
         return [found[job_id] for job_id in job_ids]
 
     def counts(self) -> dict[str, int]:
@@ -330,8 +330,7 @@ class JobStore:
                 if state is None:
                     out.append(None)
                     continue
-                values = dict(zip(STATE_FIELDS, text(state).split("|", len(STATE_FIELDS) - 1),
-                                  strict=True))
+                values = state_fields(state)
                 picked = tuple(values[name] for name in names)
                 out.append(picked[0] if len(picked) == 1 else picked)
         return out

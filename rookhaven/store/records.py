@@ -21,6 +21,12 @@ STATE_FIELDS = ("state", "attempts", "enqueued", "created", "updated", "started"
                 "worker", "claim")
 
 
+def state_fields(state: bytes) -> dict[str, str]:
+    """A job's state string (store.scripts) by field name."""
+    return dict(zip(STATE_FIELDS, state.decode().split("|", len(STATE_FIELDS) - 1),
+                    strict=True))
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -65,8 +71,7 @@ class JobRecord(_Record):
     def from_fields(cls, job_id: str, spec: bytes, state: bytes,
                     error: bytes | None) -> JobRecord:
         """Parse a job's spec, state string and error as the job scripts write them."""
-        fields = state.decode().split("|", len(STATE_FIELDS) - 1)
-        values = dict(zip(STATE_FIELDS, fields, strict=True))
+        values = state_fields(state)
         recipe = orjson.loads(spec)
 
         def when(name: str) -> float | None:

@@ -156,9 +156,9 @@ class _Chunk:
             pairs += [k.result(item.key), item.result, k.audit(item.key), item.audit]
         pairs += [receipt, b"1"]
         round_.command("MSETNX", pairs[0::2], pairs, int)
-        distinct = len({item.key for item in self._items})
+        # A chunk never holds a key twice (ResultStore.queue_put): every item is a result.
         return round_.call(self._ctx.complete, self._keys(receipt),
-                           self._args("receipt", distinct, self._leaves), self._settled)
+                           self._args("receipt", len(self._items), self._leaves), self._settled)
 
     def _keys(self, receipt: str) -> list[str]:
         k = self._shard
@@ -197,7 +197,7 @@ class _Chunk:
             equal = [at for at, verdict in enumerate(verdicts)
                      if not verdict.startswith("violation:")]
             if equal:
-                stored = len({items[at].key for at in equal if verdicts[at] == "stored"})
+                stored = sum(verdicts[at] == "stored" for at in equal)
                 answer = ctx.complete(keys=self._keys(k.receipt("checked")), args=self._args(
                     "checked", stored, [self._leaves[at] for at in equal]))
                 for at, outcome in zip(equal, answer, strict=True):

@@ -80,17 +80,17 @@ class Round:
     def call(self, script: Script, keys: Sequence[Any], args: Sequence[Any],
              parse: Callable[[Any], T]) -> Reply[T]:
         """Queue ``script`` with ``keys`` and ``args``; its answer goes through ``parse``."""
-        reply: Reply[T] = Reply(parse)
-        self._calls.append(_Call(script, keys, args))
-        self._replies.append(reply)
-        return reply
+        return self._queue(_Call(script, keys, args), parse)
 
     def command(self, name: str, keys: Sequence[Any], args: Sequence[Any],
                 parse: Callable[[Any], T]) -> Reply[T]:
         """Queue the plain command ``name`` (its arguments are ``args``; ``keys`` are the
         keys among them, the first deciding a cluster's node)."""
+        return self._queue(_Call(None, keys, args, name), parse)
+
+    def _queue(self, call: _Call, parse: Callable[[Any], T]) -> Reply[T]:
         reply: Reply[T] = Reply(parse)
-        self._calls.append(_Call(None, keys, args, name))
+        self._calls.append(call)
         self._replies.append(reply)
         return reply
 

@@ -45,10 +45,9 @@ local function pack(j)
 end
 
 -- Jobs read once, changed in place, written once at the end (``flush``): an id that comes
--- twice in one call sees its own earlier change, as it would in two calls. A job put
--- ``in_place`` (an attempt charged) keeps its place in the open-job indexes; any other is
--- placed again by its final state.
-local cur, dirty, moved, order = {}, {}, {}, {}
+-- twice in one call sees its own earlier change, as it would in two calls. A changed job is
+-- placed again in the open-job indexes by its final state.
+local cur, dirty, order = {}, {}, {}
 local function load(ids)
   local raw = redis.call('HMGET', states, unpack(ids))
   for i = 1, #ids do
@@ -61,9 +60,8 @@ local function read(first)
   for i = first, #ARGV do ids[#ids + 1] = ARGV[i] end
   return ids, redis.call('HMGET', states, unpack(ids))
 end
-local function put(id, j, in_place)
+local function put(id, j)
   cur[id] = j
-  if not in_place then moved[id] = true end
   if not dirty[id] then dirty[id] = true; order[#order + 1] = id end
 end
 
@@ -104,9 +102,7 @@ local function flush()
   for _, id in ipairs(order) do
     local j = cur[id]
     fields[#fields + 1] = id; fields[#fields + 1] = pack(j)
-    if not moved[id] then
-      -- in place: nothing to move
-    elseif j.state == 'queued' then
+    if j.state == 'queued' then
       add_queued[#add_queued + 1] = j.updated; add_queued[#add_queued + 1] = id
       leave_running[#leave_running + 1] = id; leave_delivered[#leave_delivered + 1] = id
     elseif j.state == 'running' then
