@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
 
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven.core.identity import result_key  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
@@ -45,6 +46,8 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=2,
                         help="inline and verify --all alternate this many times")
+    parser.add_argument("--slice", type=int, default=2000,
+                        help="results a slice when inline and replay alternate finely")
     args = parser.parse_args()
 
     prefix = f"rh-verify-{os.getpid()}"
@@ -94,6 +97,24 @@ def main() -> None:
         print(f"fastest of {args.rounds}: inline {best_inline:,.0f}/s, verify --all "
               f"{best_verify:,.0f}/s: {best_verify / best_inline:.2f}x the inline core",
               flush=True)
+        # The same ratio with the machine's drifts shared: the inline core and the replay
+        # of the same requests' stored results alternate in slices of --slice, every
+        # request once each way, and the two totals are compared.
+        digest = store.corpora.resolve("bench")
+        keys = [result_key(r, digest, retriever.identity) for r in requests]
+        spent_inline = spent_replay = 0.0
+        for at in range(0, args.results, args.slice):
+            began = time.perf_counter()
+            for request in requests[at:at + args.slice]:
+                retriever.result_bytes(request)
+            middle = time.perf_counter()
+            verdicts = list(verifier.replayer.replay_many(keys[at:at + args.slice]))
+            spent_replay += time.perf_counter() - middle
+            spent_inline += middle - began
+            assert all(v.outcome == "match" for v in verdicts), verdicts
+        print(f"interleaved in slices of {args.slice:,}: inline {args.results / spent_inline:,.0f}"
+              f"/s, replay {args.results / spent_replay:,.0f}/s: "
+              f"{spent_inline / spent_replay:.2f}x the inline core", flush=True)
     finally:
         delete_prefix(store, prefix)
 

@@ -31,10 +31,15 @@ def recipe_of(audit: Mapping[str, Any], engine: EngineSpec | None = None) -> Rec
     if engine is None:
         return None
     try:
-        request = RetrievalRequest(query=audit["query"], recall_budget=audit["recall_budget"],
-                                   seed=audit["seed"], decompose=audit["decompose"])
+        request = request_of(audit)
         corpus_digest = str(audit["corpus_digest"])
     except (KeyError, TypeError, ValueError):
         return None
     return Recipe(engine, request, corpus_digest,
                   engine.params_from_config(audit.get("config") or {}))
+
+
+def request_of(audit: Mapping[str, Any]) -> RetrievalRequest:
+    """The request ``audit`` records; KeyError, TypeError or ValueError if it records none."""
+    return RetrievalRequest(query=audit["query"], recall_budget=audit["recall_budget"],
+                            seed=audit["seed"], decompose=audit["decompose"])

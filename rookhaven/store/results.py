@@ -21,6 +21,7 @@ from ..core.canonical import embeds
 from ..errors import IntegrityError, NotFoundError
 from ..transparency.leaf import leaf_for
 from ..transparency.merkle import leaf_hash
+from .ahead import Ahead
 from .connection import translated
 from .context import StoreContext, text
 from .keys import LOG_CHUNK, ShardKeys
@@ -125,6 +126,14 @@ class ResultStore:
         with translated(self._ctx.client, f"reading {len(keys)} audits"):
             values = self._ctx.get_many([self._ctx.keys.audit(k) for k in keys])
         return [bytes(v) if v is not None else None for v in values]
+
+    def read_ahead(self, keys: list[str]) -> Ahead:
+        """The results and audits of ``keys`` (as ``get_many`` and ``audit_many`` give
+        them), asked for now; ``replies()`` reads them (store.ahead)."""
+        k = self._ctx.keys
+        return Ahead(self._ctx.client, [("MGET", *[k.result(key) for key in keys]),
+                                        ("MGET", *[k.audit(key) for key in keys])],
+                     lambda: [self.get_many(keys), self.audit_many(keys)])
 
     def _read(self, redis_key: str, key: str, what: str) -> bytes:
         with translated(self._ctx.client, f"reading {what} {key}"):

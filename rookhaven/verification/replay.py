@@ -7,8 +7,9 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
@@ -25,6 +26,7 @@ from ..core.recipe import Recipe, recipe_of
 from ..errors import NotFoundError
 from ..pipeline import Executor, RetrieverCache
 from ..store import Store
+from .frames import Frames
 from .models import Verdict
 
 
@@ -55,6 +57,7 @@ class Replayer:
         self.store = store
         self.executor = Executor(store, settings, cache=cache)
         self._corpora: set[str] = set()  # digests seen stored (a missing one is asked again)
+        self._frames = Frames()
 
     def recipe(self, key: str, audit: dict[str, Any],
                engine: EngineSpec | None = None) -> Recipe | None:
@@ -70,8 +73,9 @@ class Replayer:
 
     def replay_many(self, keys: Iterable[str], page: int = 500) -> Iterator[Verdict]:
         """``replay`` of each key, in order, reading results and audits a page at a time;
-        the next page is read while this one is replayed (Redis waits, the engine does
-        not). ``keys`` is consumed a page ahead, so it may be a scan of any length.
+        the next page is asked for before this one is replayed, so Redis prepares it while
+        the engine runs (``store.ahead``). ``keys`` is consumed a page ahead, so it may be a
+        scan of any length.
 
         A page is replayed in three passes: every recipe is read, then every engine call
         runs, back to back, then every comparison. The engine is the most of a replay, and
@@ -80,26 +84,49 @@ class Replayer:
         remaining = iter(keys)
         pages = iter(lambda: list(islice(remaining, page)), [])
         chunk = next(pages, None)
-        if chunk is None:
-            return
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-read") as reader:
-            pending = reader.submit(self._read, chunk)
+        pending = None if chunk is None else self.store.results.read_ahead(chunk)
+        try:
             while chunk is not None:
-                results, audits = pending.result()
+                assert pending is not None  # asked for with its page
+                results, audits = pending.replies()
                 following = next(pages, None)
-                if following is not None:
-                    pending = reader.submit(self._read, following)
-                prepared = [self._prepare(key, None if result is None or audit is None
-                                          else (result, audit))
-                            for key, result, audit in zip(chunk, results, audits, strict=True)]
-                replayed = {i: p.retriever.result_bytes(p.recipe.request)
-                            for i, p in enumerate(prepared) if not isinstance(p, Verdict)}
-                for i, ready in enumerate(prepared):
-                    yield ready if isinstance(ready, Verdict) else _judge(ready, *replayed[i])
+                pending = None if following is None else self.store.results.read_ahead(following)
+                with _collector_paused():
+                    verdicts = self._replay_page(chunk, results, audits)
+                yield from verdicts
                 chunk = following
+        finally:
+            if pending is not None:
+                pending.cancel()
 
-    def _read(self, chunk: list[str]) -> tuple[list[bytes | None], list[bytes | None]]:
-        return self.store.results.get_many(chunk), self.store.results.audit_many(chunk)
+    def _replay_page(self, chunk: list[str], results: list[bytes | None],
+                     audits: list[bytes | None]) -> list[Verdict]:
+        prepared = [self._quick(key, result, audit) or self._prepare(
+                        key, None if result is None or audit is None else (result, audit))
+                    for key, result, audit in zip(chunk, results, audits, strict=True)]
+        replayed = {i: p.retriever.result_bytes(p.recipe.request)
+                    for i, p in enumerate(prepared) if not isinstance(p, Verdict)}
+        verdicts = [ready if isinstance(ready, Verdict) else _judge(ready, *replayed[i])
+                    for i, ready in enumerate(prepared)]
+        # A quick recipe decides matches only; anything else is replayed the full way, for
+        # the verdict and the message a lone replay gives.
+        return [self.replay(v.key, (p.stored, p.stored_audit))
+                if v.outcome != "match" and isinstance(p, _Ready) and p.quick else v
+                for p, v in zip(prepared, verdicts, strict=True)]
+
+    def _quick(self, key: str, stored: bytes | None, stored_audit: bytes | None
+               ) -> _Ready | None:
+        """What ``_prepare`` gives, for a result whose two copies are one encoding and
+        whose configuration was met before (``frames``); None sends it the full way."""
+        if stored is None or stored_audit is None or not embeds(stored, stored_audit):
+            return None
+        found = self._frames.recipe(stored_audit)
+        if found is None:
+            return None
+        recipe, retriever = found
+        if result_key(recipe.request, recipe.corpus_digest, retriever.identity) != key:
+            return None
+        return _Ready(key, stored, stored_audit, recipe.engine.ref, recipe, retriever, True)
 
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
@@ -159,7 +186,27 @@ class Replayer:
                            where="result key",
                            detail=f"its recipe gives the key {recomputed}: these bytes were "
                                   "stored under another result's key")
+        self._frames.learn(audit.get("engine"), recipe, retriever)
         return _Ready(key, stored, stored_audit, stored_engine, recipe, retriever)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a page is replayed (as ``timeit`` times code).
+
+    A page's recipes outlive many of the collector's young passes, so they were promoted
+    and every few pages set off a full pass over the whole heap, indexes included: ~9 us a
+    replay of ~160 (NPL, bm25@2). Reference counting still frees what a page drops; the
+    page's cycles wait for the next pass after it. A caller's own choice (collector off)
+    is left as it was."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +219,7 @@ class _Ready:
     stored_engine: str | None
     recipe: Recipe
     retriever: Retriever
+    quick: bool = False  # the recipe came from ``frames``: it decides a match only
 
 
 def _judge(ready: _Ready, result: bytes, audit: bytes) -> Verdict:
