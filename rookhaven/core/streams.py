@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rng import cyrb128, cyrb128_many
+from .rng import Labels, cyrb128, cyrb128_labelled, cyrb128_many
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,12 @@ class Streams:
         return {"allocation": self.allocation, "ranking": self.ranking}
 
 
+_STREAMS = Labels("\x00allocation", "\x00ranking")
+
+
 def derive_streams(seed: str, query: str) -> Streams:
     """The allocation and ranking stream seeds for a request."""
-    allocation, ranking = cyrb128_many(f"{seed}\x00{query}",
-                                       ["\x00allocation", "\x00ranking"])[:, 0].tolist()
+    allocation, ranking = cyrb128_labelled(f"{seed}\x00{query}", _STREAMS)[:, 0].tolist()
     return Streams(allocation=allocation, ranking=ranking)
 
 

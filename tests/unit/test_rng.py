@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rookhaven.core import rng as core_rng
 from rookhaven.core.compiled import AVAILABLE as COMPILED
-from rookhaven.core.rng import cyrb128_many
+from rookhaven.core.rng import Labels, cyrb128_labelled, cyrb128_many
 from rookhaven.rng import cyrb128, cyrb128_reference, mulberry32
 from tests.conftest import ROOT, SHARED
 
@@ -92,6 +92,13 @@ def test_a_batch_hashes_each_text_after_the_prefix_exactly_as_one_call_would(
     assert cyrb128_many(prefix, texts).shape == (len(texts), 4)
 
 
+@given(_ANY_TEXT, st.lists(_ANY_TEXT, min_size=1, max_size=4))
+def test_labels_laid_out_once_hash_as_a_batch_of_them_does(prefix: str,
+                                                           texts: list[str]) -> None:
+    expected = [list(cyrb128_reference(prefix + t)) for t in texts]
+    assert cyrb128_labelled(prefix, Labels(*texts)).tolist() == expected
+
+
 def test_the_plain_python_batch_equals_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(core_rng, "_COMPILED", None)
     texts = ["", "d1", "\ud83d", "\ude00x", "🚢 ship", "doc-000123"]
@@ -99,3 +106,5 @@ def test_the_plain_python_batch_equals_the_reference(monkeypatch: pytest.MonkeyP
         assert cyrb128_many(prefix, texts).tolist() == [
             list(cyrb128_reference(prefix + t)) for t in texts]
     assert cyrb128_many("p", []).shape == (0, 4)
+    assert cyrb128_labelled("\ud83d", Labels(*texts)).tolist() == [
+        list(cyrb128_reference("\ud83d" + t)) for t in texts]
