@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from .canonical import mentions_null
 from .compiled import njit
 
 _QUOTE, _BACKSLASH = 34, 92
@@ -175,7 +176,7 @@ def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale
         return _EMPTY, _EMPTY
     # The same division as the plain path's, written by the same orjson: the same bytes.
     written = orjson.dumps([u / scale for u in units])
-    if b"null" in written:  # orjson's word for a non-finite float, which canonical refuses
+    if mentions_null(written):  # orjson's word for a non-finite float, which canonical refuses
         raise ValueError("a non-finite score has no canonical encoding")
     scores = np.frombuffer(written, dtype=np.uint8)
     if subqueries is not None:
