@@ -56,6 +56,15 @@ class RetrieverCache:
             self._retrievers.popitem(last=False)
         return built
 
+    def peek(self, corpus_digest: str, config_digest: str) -> Retriever | None:
+        """The Retriever already built for this corpus and engine config, if the cache
+        holds it (counted as a use); None, never a build."""
+        key = (corpus_digest, config_digest)
+        found = self._retrievers.get(key)
+        if found is not None:
+            self._retrievers.move_to_end(key)
+        return found
+
     def rebound(self, load: Callable[[str], Corpus | CorpusStream]) -> RetrieverCache:
         """A cache holding what this one holds, loading misses with ``load`` (a forked pool
         process keeps the indexes its parent built, not the parent's Redis connection)."""

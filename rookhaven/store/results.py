@@ -133,7 +133,8 @@ class ResultStore:
         k = self._ctx.keys
         return Ahead(self._ctx.client, [("MGET", *[k.result(key) for key in keys]),
                                         ("MGET", *[k.audit(key) for key in keys])],
-                     lambda: [self.get_many(keys), self.audit_many(keys)])
+                     lambda: [self.get_many(keys), self.audit_many(keys)],
+                     f"reading {len(keys)} results")
 
     def _read(self, redis_key: str, key: str, what: str) -> bytes:
         with translated(self._ctx.client, f"reading {what} {key}"):

@@ -2,13 +2,16 @@
 
 An audit is canonical JSON, keys sorted, and ~2 KB: its engine configuration is nearly half
 of it and the hit lists most of the rest, while a recipe needs only the request, the corpus
-and the engine. Once a replay has read one audit in full and built its retriever, the
-configuration's exact bytes are known; later audits holding those bytes are parsed without
-them (the configuration taken as known) and only up to the fields a recipe needs.
+and the engine. Once a replay has read one audit in full (its parameters all in the audit,
+not completed from a job record), the configuration's exact bytes are known; later audits
+holding those bytes are parsed without them (the configuration taken as known) and only up
+to the fields a recipe needs.
 
 Only a match is ever decided on such a recipe (``Replayer`` replays anything else again the
 full way, for the same verdict and message as before): a match means the stored bytes are
 what this recipe gives under the key this recipe gives, however the recipe was read.
+A frame holds no index: the replay asks the retriever cache for it by digest, so a frame
+never keeps alive what the cache let go.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from typing import Any
 import orjson
 
 from ..core.canonical import canonical_bytes
-from ..core.engine import Retriever
 from ..core.recipe import Recipe, request_of
 
 # The fields a recipe needs sort before these, which hold the streams and hit lists.
@@ -33,30 +35,32 @@ class _Frame:
     config: bytes  # '"config":' + the configuration's canonical bytes + _AFTER
     label: Any  # the audit's "engine" value
     recipe: Recipe  # the request is replaced per audit
-    retriever: Retriever
+    config_digest: str
 
 
 class Frames:
-    """The engine configurations met so far, the most recent ``size`` of them."""
+    """The engine configurations (per corpus) met most recently, at most ``size``."""
 
     def __init__(self, size: int = 8) -> None:
         self._size = size
         self._frames: OrderedDict[tuple[str, str], _Frame] = OrderedDict()
 
-    def learn(self, label: Any, recipe: Recipe, retriever: Retriever) -> None:
-        """Remember the configuration of ``recipe``, replayed by ``retriever``, whose audit
-        names its engine ``label``."""
-        known = (recipe.corpus_digest, retriever.config_digest)
+    def learn(self, label: Any, recipe: Recipe, config: Any, config_digest: str) -> None:
+        """Remember ``recipe``'s configuration (``config``, as its audit holds it, whose
+        digest is ``config_digest``); its audit names its engine ``label``. Only for a
+        recipe whose parameters all came from its audit."""
+        known = (recipe.corpus_digest, config_digest)
         if known in self._frames:
+            self._frames.move_to_end(known)
             return
-        config = b'"config":' + canonical_bytes(retriever.config) + _AFTER
-        self._frames[known] = _Frame(config, label, recipe, retriever)
+        marker = b'"config":' + canonical_bytes(config) + _AFTER
+        self._frames[known] = _Frame(marker, label, recipe, config_digest)
         while len(self._frames) > self._size:
             self._frames.popitem(last=False)
 
-    def recipe(self, audit: bytes) -> tuple[Recipe, Retriever] | None:
-        """The recipe of ``audit`` and the retriever that replays it, if its configuration
-        is one met before and the rest reads as a recipe; None sends it the full way."""
+    def recipe(self, audit: bytes) -> tuple[Recipe, str] | None:
+        """The recipe of ``audit`` and its configuration's digest, if that configuration
+        was met before and the rest reads as a recipe; None sends it the full way."""
         end = audit.find(_TAIL)
         if end < 0:
             return None
@@ -67,12 +71,15 @@ class Frames:
             try:
                 head = orjson.loads(b"".join((audit[:at], b'"config":0', _AFTER,
                                               audit[at + len(frame.config):end], b"}")))
-                if (head["config"] != 0 or head["engine"] != frame.label
-                        or head["corpus_digest"] != frame.recipe.corpus_digest):
+                if head["config"] != 0:
                     return None
+                # One configuration may serve several corpora (or engines): another frame's.
+                if (head["engine"] != frame.label
+                        or head["corpus_digest"] != frame.recipe.corpus_digest):
+                    continue
                 request = request_of(head)
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                 return None
             return Recipe(frame.recipe.engine, request, frame.recipe.corpus_digest,
-                          frame.recipe.params), frame.retriever
+                          frame.recipe.params), frame.config_digest
         return None

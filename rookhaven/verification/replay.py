@@ -8,6 +8,7 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -19,7 +20,7 @@ import orjson
 from ..config import Settings
 from ..core.canonical import canonical_bytes, embeds
 from ..core.engine import Retriever
-from ..core.engines import EngineSpec, engine_of, engine_ref
+from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
 from ..core.recipe import Recipe, recipe_of
@@ -59,13 +60,8 @@ class Replayer:
         self._corpora: set[str] = set()  # digests seen stored (a missing one is asked again)
         self._frames = Frames()
 
-    def recipe(self, key: str, audit: dict[str, Any],
-               engine: EngineSpec | None = None) -> Recipe | None:
-        """How ``key`` was made, from its audit (``core.recipe``); the job record only for
-        what an old engine's audit kept as a digest. None if neither can tell."""
-        found = recipe_of(audit, engine)
-        if found is None or found.params is not None:
-            return found
+    def _completed(self, key: str, found: Recipe) -> Recipe | None:
+        """``found`` with the parameters its job record holds (None without the record)."""
         try:
             return replace(found, params=self.store.jobs.get(key).params)
         except NotFoundError:
@@ -101,9 +97,14 @@ class Replayer:
 
     def _replay_page(self, chunk: list[str], results: list[bytes | None],
                      audits: list[bytes | None]) -> list[Verdict]:
-        prepared = [self._quick(key, result, audit) or self._prepare(
-                        key, None if result is None or audit is None else (result, audit))
-                    for key, result, audit in zip(chunk, results, audits, strict=True)]
+        prepared: list[Verdict | _Ready] = []
+        for key, result, audit in zip(chunk, results, audits, strict=True):
+            ready = self._quick(key, result, audit) or self._prepare(
+                key, None if result is None or audit is None else (result, audit))
+            if isinstance(ready, _Ready) and ready.label is not None:  # read the full way
+                self._frames.learn(ready.label, ready.recipe, ready.retriever.config,
+                                   ready.retriever.config_digest)
+            prepared.append(ready)
         replayed = {i: p.retriever.result_bytes(p.recipe.request)
                     for i, p in enumerate(prepared) if not isinstance(p, Verdict)}
         verdicts = [ready if isinstance(ready, Verdict) else _judge(ready, *replayed[i])
@@ -123,10 +124,13 @@ class Replayer:
         found = self._frames.recipe(stored_audit)
         if found is None:
             return None
-        recipe, retriever = found
-        if result_key(recipe.request, recipe.corpus_digest, retriever.identity) != key:
+        recipe, config_digest = found
+        retriever = self.executor.cache.peek(recipe.corpus_digest, config_digest)
+        if retriever is None or result_key(recipe.request, recipe.corpus_digest,
+                                           retriever.identity) != key:
             return None
-        return _Ready(key, stored, stored_audit, recipe.engine.ref, recipe, retriever, True)
+        return _Ready(key, stored, stored_audit, recipe.engine.ref, recipe, retriever,
+                      quick=True)
 
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
@@ -165,7 +169,9 @@ class Replayer:
             return Verdict(key=key, outcome="unreplayable", stored_engine=stored_engine,
                            detail=f"made by engine {stored_engine}, which this install does not "
                                   "have; run the verifier from a Rookhaven release that has it")
-        recipe = self.recipe(key, audit, engine)
+        found = recipe_of(audit, engine)
+        recipe = found if found is None or found.params is not None else self._completed(
+            key, found)
         if recipe is None or recipe.params is None:
             return Verdict(key=key, outcome="no-recipe", stored_engine=stored_engine,
                            detail="the audit cannot rebuild the request or the parameters, "
@@ -186,8 +192,10 @@ class Replayer:
                            where="result key",
                            detail=f"its recipe gives the key {recomputed}: these bytes were "
                                   "stored under another result's key")
-        self._frames.learn(audit.get("engine"), recipe, retriever)
-        return _Ready(key, stored, stored_audit, stored_engine, recipe, retriever)
+        # A recipe completed from its job record must not teach ``frames``: another key
+        # with the same configuration has a record of its own (or none).
+        return _Ready(key, stored, stored_audit, stored_engine, recipe, retriever,
+                      label=audit.get("engine") if recipe is found else None)
 
 
 @contextmanager
@@ -198,8 +206,9 @@ def _collector_paused() -> Iterator[None]:
     and every few pages set off a full pass over the whole heap, indexes included: ~9 us a
     replay of ~160 (NPL, bm25@2). Reference counting still frees what a page drops; the
     page's cycles wait for the next pass after it. A caller's own choice (collector off)
-    is left as it was."""
-    if not gc.isenabled():
+    is left as it was, and so are other threads' (the MCP server verifies on a thread of
+    its own: it is paused on the main thread only)."""
+    if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
         yield
         return
     gc.disable()
@@ -220,6 +229,7 @@ class _Ready:
     recipe: Recipe
     retriever: Retriever
     quick: bool = False  # the recipe came from ``frames``: it decides a match only
+    label: Any = None  # the audit's engine, where all its recipe came from the audit
 
 
 def _judge(ready: _Ready, result: bytes, audit: bytes) -> Verdict:

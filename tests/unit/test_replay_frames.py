@@ -16,6 +16,7 @@ from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import Store
 from rookhaven.verification.frames import Frames
 from rookhaven.verification.replay import Replayer
+from tests.results_support import forget_job
 
 DOCS = [Document(id=f"d{i:02d}", fields={"title": f"quay {i % 5}"},
                  text=f"crane {i} berth {i % 4} tide {i % 3} delay")
@@ -47,7 +48,8 @@ def stored(pipeline: Pipeline) -> list[tuple[str, bytes, bytes]]:
 def learned(pipeline: Pipeline) -> tuple[Replayer, list[tuple[str, bytes, bytes]]]:
     replayer = Replayer(pipeline.store, pipeline.settings)
     rows = stored(pipeline)
-    assert replayer.replay(rows[0][0], rows[0][1:]).outcome == "match"  # the frame is met
+    # The frame is met by a page replayed the full way (a lone replay teaches nothing).
+    assert [v.outcome for v in replayer.replay_many([rows[0][0]])] == ["match"]
     return replayer, rows
 
 
@@ -59,8 +61,8 @@ def test_a_quick_recipe_is_the_full_reads_recipe_for_every_stored_result(
         full = recipe_of(orjson.loads(audit))
         assert quick is not None and full is not None
         assert quick[0] == full
-        assert quick[1] is replayer.executor.cache.get(full.corpus_digest, full.engine.ref,
-                                                       full.params)
+        assert quick[1] == replayer.executor.cache.get(full.corpus_digest, full.engine.ref,
+                                                       full.params).config_digest
 
 
 def test_no_quick_recipe_for_a_configuration_not_met_or_an_audit_that_differs_from_it(
@@ -124,3 +126,57 @@ def test_the_collector_is_left_as_the_caller_had_it(pipeline: Pipeline, enabled:
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_a_recipe_completed_from_a_job_record_teaches_nothing() -> None:
+    # bm25@1 keeps its synonyms in the audit as a digest: each key's parameters come from
+    # its own job record, so a lost record is "no-recipe" whatever the page held before.
+    settings = Settings(engine="tfcosine@1", batch_size=10)
+    client = fakeredis.FakeRedis()
+    pipe = Pipeline(Store(client, "j"), RecordingDispatcher(ledger=Store(client, "j")),
+                    settings)
+    pipe.add_corpus(DOCS, "port")
+    digest = pipe.store.corpora.resolve("port")
+    keys = []
+    for query in ("quay", "quay berth", "quay crane 3"):
+        spec = pipe.spec(RetrievalRequest(query=query, seed="x"), digest, "bm25@1",
+                         {"synonyms": {"quay": ["berth"]}})
+        pipe.store.jobs.create(spec)
+        Executor(pipe.store, settings).run([spec.key], "w")
+        keys.append(spec.key)
+    for key in keys[1:]:
+        forget_job(pipe.store, key)
+    paged = list(Replayer(pipe.store, settings).replay_many(keys))
+    alone = [Replayer(pipe.store, settings).replay(key) for key in keys]
+    assert paged == alone
+    assert [v.outcome for v in paged] == ["match", "no-recipe", "no-recipe"]
+    client.close()
+
+
+def test_one_configuration_over_two_corpora_reads_both_quickly(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings(engine="bm25@2", batch_size=10, index_cache_size=2)
+    client = fakeredis.FakeRedis()
+    pipe = Pipeline(Store(client, "c"), RecordingDispatcher(ledger=Store(client, "c")),
+                    settings)
+    pipe.add_corpus(DOCS, "port")
+    pipe.add_corpus(DOCS[:25], "harbour")
+    refs = [ref for i in range(6) for ref in pipe.submit_many(
+        [RetrievalRequest(query=f"crane {i} tide", seed=f"s{i}")], "port" if i % 2 else
+        "harbour")]
+    Executor(pipe.store, settings).run([r.job_id for r in refs], "w")
+    order = [r.job_id for r in refs]
+    replayer = Replayer(pipe.store, settings)
+    assert {v.outcome for v in replayer.replay_many(order)} == {"match"}
+    full: list[str] = []
+    prepare = Replayer._prepare
+    monkeypatch.setattr(Replayer, "_prepare",
+                        lambda self, key, got: full.append(key) or prepare(self, key, got))
+    verdicts = list(replayer.replay_many(order + order))
+    assert {v.outcome for v in verdicts} == {"match"}
+    assert full == []  # both corpora's frames were met in the first pass
+    # A frame holds no index: one the cache let go is built again the full way.
+    replayer.executor.cache = type(replayer.executor.cache)(pipe.store.corpora.stream, 2)
+    assert {v.outcome for v in replayer.replay_many(order)} == {"match"}
+    assert len(full) == 2
+    client.close()
