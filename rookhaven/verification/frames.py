@@ -31,36 +31,46 @@ _AFTER = b',"config_digest":'
 
 
 @dataclass(frozen=True, slots=True)
-class _Frame:
-    config: bytes  # '"config":' + the configuration's canonical bytes + _AFTER
+class _Use:
     label: Any  # the audit's "engine" value
     recipe: Recipe  # the request is replaced per audit
+
+
+@dataclass(slots=True)
+class _Frame:
+    """One configuration: its bytes as audits hold them, and the corpora it was met on."""
+
+    config: bytes  # '"config":' + the configuration's canonical bytes + _AFTER
     config_digest: str
+    uses: dict[str, _Use]  # by corpus digest
 
 
 class Frames:
-    """The engine configurations (per corpus) met most recently, at most ``size``."""
+    """The engine configurations met most recently, at most ``size`` (each on any number of
+    corpora)."""
 
     def __init__(self, size: int = 8) -> None:
         self._size = size
-        self._frames: OrderedDict[tuple[str, str], _Frame] = OrderedDict()
+        self._frames: OrderedDict[str, _Frame] = OrderedDict()
 
     def learn(self, label: Any, recipe: Recipe, config: Any, config_digest: str) -> None:
         """Remember ``recipe``'s configuration (``config``, as its audit holds it, whose
         digest is ``config_digest``); its audit names its engine ``label``. Only for a
         recipe whose parameters all came from its audit."""
-        known = (recipe.corpus_digest, config_digest)
-        if known in self._frames:
-            self._frames.move_to_end(known)
-            return
-        marker = b'"config":' + canonical_bytes(config) + _AFTER
-        self._frames[known] = _Frame(marker, label, recipe, config_digest)
-        while len(self._frames) > self._size:
-            self._frames.popitem(last=False)
+        frame = self._frames.get(config_digest)
+        if frame is None:
+            marker = b'"config":' + canonical_bytes(config) + _AFTER
+            frame = self._frames[config_digest] = _Frame(marker, config_digest, {})
+            while len(self._frames) > self._size:
+                self._frames.popitem(last=False)
+        else:
+            self._frames.move_to_end(config_digest)
+        frame.uses.setdefault(recipe.corpus_digest, _Use(label, recipe))
 
     def recipe(self, audit: bytes) -> tuple[Recipe, str] | None:
         """The recipe of ``audit`` and its configuration's digest, if that configuration
-        was met before and the rest reads as a recipe; None sends it the full way."""
+        was met before on its corpus and the rest reads as a recipe; None sends it the full
+        way."""
         end = audit.find(_TAIL)
         if end < 0:
             return None
@@ -71,15 +81,12 @@ class Frames:
             try:
                 head = orjson.loads(b"".join((audit[:at], b'"config":0', _AFTER,
                                               audit[at + len(frame.config):end], b"}")))
-                if head["config"] != 0:
+                use = frame.uses.get(head["corpus_digest"])
+                if head["config"] != 0 or use is None or head["engine"] != use.label:
                     return None
-                # One configuration may serve several corpora (or engines): another frame's.
-                if (head["engine"] != frame.label
-                        or head["corpus_digest"] != frame.recipe.corpus_digest):
-                    continue
                 request = request_of(head)
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                 return None
-            return Recipe(frame.recipe.engine, request, frame.recipe.corpus_digest,
-                          frame.recipe.params), frame.config_digest
+            return Recipe(use.recipe.engine, request, use.recipe.corpus_digest,
+                          use.recipe.params), frame.config_digest
         return None
