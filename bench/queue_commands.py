@@ -13,6 +13,10 @@ server process's user + system time over each phase.
 it slows the server a little) and prints, per job script (``store.scripts``), its calls and
 server time a call, inner commands included, and EVALSHA's own cost: a script that only
 returns, called with as many keys and arguments as a job script.
+
+``--chunk N`` runs the executor with chunks of N jobs (``executor.CHUNK``) instead of its
+own; ``--precomputed`` computes every result before the timed phases, so no engine work
+runs between the store's calls (Redis's caches stay warm: the store's cost alone).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
 from rookhaven import RetrievalRequest  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
+from rookhaven.pipeline import executor as executor_module  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
 from rookhaven.store import Store, scripts  # noqa: E402
 
@@ -48,7 +53,13 @@ def main() -> None:
                         help="log shards of the bench's store (default: flat)")
     parser.add_argument("--per-script", action="store_true",
                         help="server time per job script, from SLOWLOG")
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="jobs a chunk (default: the executor's own)")
+    parser.add_argument("--precomputed", action="store_true",
+                        help="compute the results first: only the store's work is timed")
     args = parser.parse_args()
+    if args.chunk:
+        executor_module.CHUNK = args.chunk
     n, prefix = args.jobs, f"rh-cmds{time.time_ns()}"
     settings = bench_settings(args.redis, prefix, **(
         {"ROOKHAVEN_LOG_SHARDS": str(args.shards)} if args.shards else {}))
@@ -73,6 +84,13 @@ def main() -> None:
 
     requests = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10,
                                  seed=f"c{i}") for i in range(n)]
+    if args.precomputed:
+        digest = store.corpora.resolve("bench")
+        made = {}
+        for request in requests:
+            spec = pipe.spec(request, digest)
+            made[spec.key] = executor.compute(spec)
+        executor.compute = lambda spec, **_: made[spec.key]  # type: ignore[method-assign]
     threshold = {k: str(v) for k, v in client.config_get("slowlog-*").items()}
     if args.per_script:
         client.config_set("slowlog-log-slower-than", 0)

@@ -15,6 +15,7 @@ from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, InvalidRequestError
 from rookhaven.logs import configure_logging
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher, celery_config
+from rookhaven.pipeline import executor as executor_module
 from rookhaven.store import Store
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
@@ -182,6 +183,7 @@ def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
         return queue_begin(round_, job_ids, worker, max_attempts, claim)
 
     monkeypatch.setattr(jobs, "queue_begin", spy)
+    monkeypatch.setattr(executor_module, "CHUNK", 8)  # small enough for twenty jobs to fill two
     assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 20
     # The suspect's chunk of one does not close the chunk being filled before it.
     assert [begun for _, begun in rounds] == [ids[:3] + ids[4:9], [ids[3]], ids[9:17],
