@@ -40,6 +40,11 @@ class DuplicateDocumentError(CorpusError):
     """Raised when two documents in one corpus share an id."""
 
 
+class EncodingDriftError(InputError):
+    """Raised when the installed orjson writes some value otherwise than Rookhaven's frozen
+    canonical encoding: its bytes could not be replayed by another install."""
+
+
 class NotFoundError(InputError):
     """Raised when a named thing (corpus, job, result) does not exist."""
 

@@ -16,6 +16,11 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from . import frozen_encoding
+
+# Before any byte is written: an orjson that writes the probe otherwise is refused here.
+frozen_encoding.check()
+
 _OPTIONS = orjson.OPT_SORT_KEYS
 
 
