@@ -185,3 +185,23 @@ def test_a_synonyms_file_reads_groups_and_one_way_rules(tmp_path: Path) -> None:
     docs = [Document(id="b", text="the berth"), Document(id="q", text="the quay")]
     assert _ids("quay", docs, synonyms=load_synonyms(path)) == ["q", "b"]
     assert _ids("berth", docs, synonyms=load_synonyms(path)) == ["b"]
+
+
+_SKEWED = [Document(id="many", text="crane " * 3000), Document(id="one", text="crane tide")] + [
+    Document(id=f"f{i}", text="filler words " * 50) for i in range(50)]
+
+
+@pytest.mark.parametrize("engine", ["bm25@1", "bm25@2", "bm25@3", "bm25@4"])
+@pytest.mark.parametrize("k1", [100.0, 1e20, 1e308])
+def test_a_k1_whose_impacts_overflow_is_refused_not_ranked(engine: str, k1: float) -> None:
+    # int32 impacts: a float past 2**31 cast to int32 is undefined (x86 gave -2**31 and the
+    # best document vanished; ARM saturates), so the bytes would depend on the CPU.
+    with np.errstate(all="raise"), pytest.raises(ConfigError, match="lower k1"):
+        Retriever(_SKEWED, engine, k1=k1)
+
+
+@pytest.mark.parametrize("engine", ["bm25@1", "bm25@2", "bm25@3", "bm25@4"])
+def test_a_large_k1_that_fits_still_ranks_the_heavy_document_first(engine: str) -> None:
+    result = Retriever(_SKEWED, engine, k1=40.0).retrieve(
+        RetrievalRequest(query="crane", recallBudget=3, seed="x"))
+    assert [h.id for h in result.hits][:2] == ["many", "one"]

@@ -18,11 +18,15 @@ from decimal import Context, Decimal
 import numpy as np
 import numpy.typing as npt
 
+from ...errors import ConfigError
 from ..index import WEIGHT_ONE, InvertedIndex
 
 SCALE_BITS = 24
 SCALE = 1 << SCALE_BITS
 BLOCK = 1 << 18  # postings per block, bounding the float64 temporaries (~2 MB each)
+# Impacts are int32: the largest a posting may have. A larger float converted to int32 is
+# undefined (x86 gives -2**31, a negative score; ARM saturates), so it is refused instead.
+MAX_UNITS = (1 << 31) - 1
 
 _CONTEXT = Context(prec=40)
 
@@ -47,7 +51,8 @@ def length_factors(index: InvertedIndex, k1: float, b: float) -> npt.NDArray[np.
         return np.full(index.n_docs, k1, dtype=np.float64)
     # dl / avgdl = dl * N / total: the product is an exact integer in float64 (< 2**53).
     ratio = index.lengths.astype(np.float64) * float(index.n_docs) / float(total)
-    return k1 * ((1.0 - b) + b * ratio)
+    with np.errstate(over="ignore"):  # inf for a huge k1: fixed_point refuses what follows
+        return k1 * ((1.0 - b) + b * ratio)
 
 
 def term_impacts(index: InvertedIndex, k1: float, b: float,
@@ -96,7 +101,16 @@ def fixed_point(index: InvertedIndex, term_idf: npt.NDArray[np.float64],
                  - np.maximum(index.offsets[first:last + 1], lo))
         term = np.repeat(np.arange(first, last + 1), spans)
         tf = index.tfs[lo:hi].astype(np.float64) / WEIGHT_ONE  # power-of-two division: exact
-        units = np.floor(term_idf[term] * part(tf, index.docs[lo:hi]) * SCALE)
+        # An overflow (a huge k1) ends as inf or NaN, refused below: no warning on stderr.
+        with np.errstate(over="ignore", invalid="ignore"):
+            units = np.floor(term_idf[term] * part(tf, index.docs[lo:hi]) * SCALE)
+        top = float(units.max(initial=0.0))
+        if not top <= MAX_UNITS:  # NaN too
+            found = f"an impact of {top / SCALE:.4g}" if top == top else "no finite impact"
+            raise ConfigError(
+                f"these engine parameters give a term on this corpus {found}, above the "
+                f"{MAX_UNITS / SCALE:.4g} that exact scores can hold: lower k1 (the idf of the "
+                "corpus's rarest term times k1 + 1, plus delta, must stay below it)")
         out[lo:hi] = np.maximum(units, 1).astype(np.int32)
     return out
 
