@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ class Cell:
 
     def mean(self, metric: str) -> float:
         values = self.per_query[metric]
-        return sum(values) / len(values) if values else 0.0
+        return math.fsum(values) / len(values) if values else 0.0
 
 
 def evaluate_cell(collection: Collection, engine: str, params: Mapping[str, Any], *,
@@ -65,7 +66,7 @@ def comparison(cells: Mapping[str, Mapping[str, Cell]], engines: Sequence[str],
 
 def _means(collections: Mapping[str, Any], names: Sequence[str], engines: Sequence[str],
            metrics: Sequence[str]) -> dict[str, dict[str, float]]:
-    return {engine: {m: sum(collections[c][engine][m] for c in names) / len(names)
+    return {engine: {m: math.fsum(collections[c][engine][m] for c in names) / len(names)
                      for m in metrics} for engine in engines}
 
 

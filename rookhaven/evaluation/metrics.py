@@ -1,7 +1,9 @@
 """Ranking metrics over a run (query -> ranked ids), as trec_eval defines them.
 
 Checked against ir-measures in tests/unit/test_metrics.py. A query with judgements but an
-empty ranking scores 0 on every metric (trec_eval would skip it; we do not).
+empty ranking scores 0 on every metric (trec_eval would skip it; we do not). Sums are
+``math.fsum``, correctly rounded: the built-in ``sum`` of floats changed in CPython 3.12,
+and the default-engine rule (ADR 0024) is decided from these numbers on any Python.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ METRICS = ("ndcg@10", "recall@1", "recall@5", "recall@20", "recall@100", "mrr@10
 
 def ndcg(ranking: Sequence[str], judged: Mapping[str, int], k: int) -> float:
     """Normalised DCG at k with linear gains and log2(rank + 1) discounts."""
-    dcg = sum(max(judged.get(d, 0), 0) / math.log2(r + 1)
+    dcg = math.fsum(max(judged.get(d, 0), 0) / math.log2(r + 1)
               for r, d in enumerate(ranking[:k], start=1))
     ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
-    best = sum(g / math.log2(r + 1) for r, g in enumerate(ideal, start=1))
+    best = math.fsum(g / math.log2(r + 1) for r, g in enumerate(ideal, start=1))
     return dcg / best if best > 0 else 0.0
 
 
