@@ -217,6 +217,16 @@ class Settings:
         check_utf8(query=request.query, seed=request.seed)
         return request
 
+    def check_sample_seed(self, seed: str | None) -> str | None:
+        """A verification sample's ``seed`` if it is within ROOKHAVEN_MAX_SEED_LEN (it is
+        stored with the run's record, forever), else an error saying so."""
+        if seed is not None and len(seed) > self.max_seed_len:
+            raise InvalidRequestError(
+                f"sample seed is {len(seed)} characters; the limit is {self.max_seed_len} "
+                "(ROOKHAVEN_MAX_SEED_LEN)")
+        check_utf8(seed=seed)
+        return seed
+
     @property
     def broker(self) -> tuple[str | None, str]:
         """The broker's URL and the setting it comes from: ROOKHAVEN_BROKER_URL, else the

@@ -17,7 +17,7 @@ import orjson
 from ..config import STRATIFY, Settings
 from ..core.canonical import canonical_bytes
 from ..store import Store
-from ..verification import Selection, VerificationRun, Verifier
+from ..verification import Selection, VerificationRun, Verifier, check_keys
 from ..verification.logcheck import pinned_from
 from .options import positive_int, result_key, write_line
 
@@ -108,9 +108,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     selection = Selection(
         keys=args.key, all=args.all,
         sample=None if (args.all or args.key) else settings.verify_sample,
-        seed=args.seed, corpus=args.corpus,
+        seed=settings.check_sample_seed(args.seed), corpus=args.corpus,
         stratify=settings.verify_stratify,
     )
+    check_keys(store, selection.keys)
     result = Verifier(store, settings).run(selection, progress=_progress,
                                            pinned=pinned_from(settings))
     if args.json:

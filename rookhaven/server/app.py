@@ -88,8 +88,11 @@ def build_server(settings: Settings, backend: Backend | None = None,
                 opened.close()
 
     annotations = {**ANNOTATIONS, **RUN_ANNOTATIONS}
-    tools = [StrictTool.strict(fn, limits(settings) if fn in RETRIEVAL else None,
-                               annotations[fn.__name__])
+    # The settings' limits in the schemas: a request's on the retrieval tools, a sample
+    # seed's (stored with its run) on start_verification.
+    limited = {fn.__name__: limits(settings) for fn in RETRIEVAL}
+    limited["start_verification"] = {"seed": limits(settings)["seed"]}
+    tools = [StrictTool.strict(fn, limited.get(fn.__name__), annotations[fn.__name__])
              for fn in (*TOOLS, *RUN_TOOLS)]
     server = RookhavenServer(
         "rookhaven", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,

@@ -22,7 +22,7 @@ from ..pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from ..pipeline.inline import InlineDispatcher
 from ..store.records import JobRecord
 from ..transparency import checkpoints
-from ..verification import Replayer, Selection
+from ..verification import Replayer, Selection, check_keys
 from .auditing import AuditRuns
 from .defaults import LATEST
 from .inline import InlineBackend
@@ -181,8 +181,8 @@ class PipelineBackend:
         """The nightly verifier's replay of one key, so both always agree on a verdict."""
         with self._lock:
             verdict = self._replayer.replay(key)
-        if verdict.outcome == "missing-result":
-            raise NotFoundError(verdict.detail)
+        if verdict.outcome == "missing-result" and not self.store.ever_stored(key):
+            raise NotFoundError(verdict.detail)  # a key never stored: not an erasure
         return VerifyOutput(result_key=key, match=verdict.outcome == "match",
                             outcome=verdict.outcome, alarm=verdict.alarm, where=verdict.where,
                             stored_engine=verdict.stored_engine,
@@ -222,6 +222,7 @@ class PipelineBackend:
         return [key for key, _ in islice(self.store.audits.scan(), offset, offset + count)]
 
     def start_verification(self, selection: Selection) -> PreparedRun:
+        check_keys(self.store, selection.keys)
         return self._audits.verification(selection)
 
     def start_rerank(self, target: RerankTarget) -> PreparedRun:

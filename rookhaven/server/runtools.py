@@ -54,6 +54,10 @@ async def start_verification(
     if sum((all, bool(keys), sample is not None)) > 1:
         raise tool_error(InputError("give one of all, keys or sample"))
     settings = state.settings
+    try:
+        settings.check_sample_seed(seed)
+    except InputError as exc:
+        raise tool_error(exc) from exc
     selection = Selection(
         keys=keys or [], all=all,
         sample=None if (all or keys) else (sample or settings.verify_sample),

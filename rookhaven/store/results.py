@@ -96,6 +96,12 @@ class ResultStore:
         with translated(self._ctx.client, f"looking up result {key}"):
             return bool(self._ctx.client.exists(self._ctx.keys.result(key)))
 
+    def held(self, key: str) -> bool:
+        """Whether a result or an audit is stored under ``key``."""
+        keys = self._ctx.keys
+        with translated(self._ctx.client, f"looking up result {key}"):
+            return bool(self._ctx.client.exists(keys.result(key), keys.audit(key)))
+
     def get(self, key: str) -> bytes:
         """The canonical result bytes under ``key``, or NotFoundError."""
         return self._read(self._ctx.keys.result(key), key, "result")

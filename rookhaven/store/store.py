@@ -75,6 +75,17 @@ class Store:
         """The log of the shard that holds result ``key``."""
         return self.logs[self.keys.shard_of(key)]
 
+    def ever_stored(self, key: str) -> bool:
+        """Whether result ``key`` left any trace here: its result or audit, its job record,
+        or its log leaf. An erased result keeps its leaf (and a truncated log is caught by
+        the checkpoints), so a key with none was never stored: a typo, not an alarm."""
+        if self.results.held(key) or self.log_of(key).index_of(key) is not None:
+            return True
+        try:
+            return self.jobs.states_many([key])[0] is not None
+        except ConfigError:  # job records of an earlier form: not readable until migrated
+            return False
+
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
         """A store on ROOKHAVEN_REDIS_URL under ROOKHAVEN_KEY_PREFIX (no I/O yet)."""

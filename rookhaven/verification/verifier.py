@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 
 from ..config import Settings
 from ..core.sampling import sample_keys, stratified_sample
+from ..errors import NotFoundError
 from ..store import Store
 from ..transparency.mirror import Mirror
 from .logcheck import PinnedCheckpoint, check_log
@@ -31,6 +32,16 @@ def _month(stamp: float) -> str:
 def run_id_at(started: float) -> str:
     """The id of a verification run started at ``started`` (Unix seconds)."""
     return f"verify-{datetime.fromtimestamp(started, UTC):%Y%m%dT%H%M%S.%fZ}"
+
+
+def check_keys(store: Store, keys: Sequence[str]) -> None:
+    """NotFoundError for the first of ``keys`` that nothing was ever stored under (no
+    result, audit, job record or log leaf): a mistyped key is bad input, not an alarm that
+    pages someone. An erased result keeps its log leaf, so it still alarms."""
+    for key in keys:
+        if not store.ever_stored(key):
+            raise NotFoundError(f"nothing was ever stored under {key} (no result, audit, job "
+                                "record or log leaf): check the key")
 
 
 class Verifier:

@@ -88,3 +88,26 @@ def test_a_deleted_corpus_is_an_alarm(pipeline: Pipeline, env: dict[str, str]) -
     assert done.returncode == 1
     assert "ALARM missing-corpus" in done.stdout
     assert "sample seed 'n1'" in done.stdout
+
+
+def test_a_key_never_stored_is_bad_input_not_an_alarm(
+        pipeline: Pipeline, env: dict[str, str]) -> None:
+    never = "sha256:" + "0" * 64
+    done = verify(env, "--key", never)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert f"nothing was ever stored under {never}" in line
+    assert pipeline.store.verifications.alerts(5) == []
+    assert "verify_alarms" not in pipeline.store.verifications.counters()
+    # An erased result keeps its log leaf: that is an alarm, exit 1.
+    key = next(pipeline.store.audits.scan())[0]
+    pipeline.store.client.delete(pipeline.store.keys.result(key), pipeline.store.keys.audit(key))
+    erased = verify(env, "--key", key)
+    assert erased.returncode == 1 and "ALARM missing-result" in erased.stdout
+
+
+def test_a_sample_seed_over_the_seed_limit_exits_2(
+        pipeline: Pipeline, env: dict[str, str]) -> None:
+    done = verify({**env, "ROOKHAVEN_MAX_SEED_LEN": "16"}, "--sample", "2", "--seed", "s" * 17)
+    assert done.returncode == 2 and "ROOKHAVEN_MAX_SEED_LEN" in done.stderr
+    assert pipeline.store.verifications.latest(5) == []

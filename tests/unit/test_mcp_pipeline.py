@@ -303,3 +303,25 @@ async def test_redis_down_is_a_tool_error_and_the_server_keeps_serving(
     async with Client(build_server(settings, backend=down)) as c:
         assert "store unavailable" in error_text(await c.call_tool(tool, arguments))
         assert "store unavailable" in error_text(await c.call_tool(tool, arguments))
+
+
+async def test_verify_of_an_erased_result_is_an_alarm_and_of_a_key_never_stored_an_error(
+        client: Client, store: Store) -> None:
+    job = ok(await client.call_tool("submit_retrieval", QUERY | {"corpus": "port"}))
+    key = job["result_key"]
+    # Erased with its job record: its log leaf remains, so it is an erasure, not a typo.
+    forget_job(store, key)
+    store.client.delete(store.keys.result(key), store.keys.audit(key))
+    verdict = ok(await client.call_tool("verify_result", {"resultKey": key}))
+    assert (verdict["outcome"], verdict["alarm"]) == ("missing-result", True)
+    assert "no result stored" in error_text(
+        await client.call_tool("verify_result", {"resultKey": MISSING}))
+    refused = error_text(await client.call_tool("start_verification", {"keys": [MISSING]}))
+    assert f"nothing was ever stored under {MISSING}" in refused
+
+
+async def test_a_sample_seed_longer_than_the_seed_limit_is_refused(
+        client: Client, settings: Settings) -> None:
+    seed = "s" * (settings.max_seed_len + 1)
+    refused = error_text(await client.call_tool("start_verification", {"seed": seed}))
+    assert "ROOKHAVEN_MAX_SEED_LEN" in refused or "at most" in refused
