@@ -11,6 +11,7 @@ all; held-out sets are grouped apart.
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..errors import ConfigError
 from ..evaluation import (
     METRICS,
     UNLABELLED,
+    Collection,
     collection_genre,
     load_collection,
     read_metadata,
@@ -35,6 +37,15 @@ from ..evaluation.significance import TESTS
 from ..synonymfile import load_synonyms
 from .options import output_file, positive_int
 from .tables import table
+
+log = logging.getLogger("rookhaven.eval")
+
+
+def _warned(name: str, collection: Collection) -> Collection:
+    """``collection``, its judgements' problems logged (a warning line each on stderr)."""
+    for warning in collection.warnings():
+        log.warning("%s: %s", name, warning, extra={"collection": name})
+    return collection
 
 SHOWN = ("ndcg@10", "recall@100", "mrr@10")  # metrics of the comparison table by default
 
@@ -130,7 +141,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     known = read_metadata(args.meta) if args.meta else None
     genres = ({name: collection_genre(d, known) for name, d in names.items()}
               if args.by_genre else {})
-    collections = {name: load_collection(d, max_docs=settings.max_corpus_docs)
+    collections = {name: _warned(name, load_collection(d, max_docs=settings.max_corpus_docs))
                    for name, d in names.items()}
     cells = {name: {e: evaluate_cell(c, e, params[e], budget=args.budget,
                                      seed=settings.default_seed,
@@ -182,14 +193,16 @@ def _render(report: dict[str, Any]) -> str:
 
 def _single(args: argparse.Namespace, settings: Settings, engine: str,
             params: dict[str, Any]) -> int:
-    collection = load_collection(args.datasets[0], max_docs=settings.max_corpus_docs)
+    collection = _warned(str(args.datasets[0]),
+                         load_collection(args.datasets[0], max_docs=settings.max_corpus_docs))
     retriever = Retriever(collection.documents, engine, **params)
     only = read_split(args.queries_split) if args.queries_split else None
     result = run_collection(collection, retriever, budget=args.budget, seed=settings.default_seed,
                             decompose=not args.no_decompose, only=only)
     if args.run_out:
         write_trec_run(args.run_out, result.rankings, f"rookhaven-{_tag(args, engine)}")
-    report = result.report()
+    report = {**result.report(), "unknown_judged_queries": collection.unknown_queries,
+              "judged_documents_not_in_corpus": collection.unknown_documents}
     if args.format == "json":
         print(orjson.dumps(report).decode())
     else:

@@ -23,6 +23,21 @@ class Collection:
     documents: Corpus
     queries: dict[str, str]
     qrels: Qrels
+    # Judgements that name a query queries.jsonl lacks (dropped), or a document the corpus
+    # lacks (kept: it counts as relevant and is never found, as trec_eval counts it).
+    unknown_queries: int = 0
+    unknown_documents: int = 0
+
+    def warnings(self) -> list[str]:
+        """What a person should know about the judgements before trusting the numbers."""
+        said = []
+        if self.unknown_queries:
+            said.append(f"{self.unknown_queries} judged query id(s) are not in queries.jsonl; "
+                        "their judgements are ignored")
+        if self.unknown_documents:
+            said.append(f"{self.unknown_documents} judgement(s) name documents not in "
+                        "corpus.jsonl; they count as relevant documents never found")
+        return said
 
 
 def _queries(path: Path) -> dict[str, str]:
@@ -30,15 +45,20 @@ def _queries(path: Path) -> dict[str, str]:
         raise CorpusError(f"{path}: no queries file; a BEIR collection has queries.jsonl")
     queries: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+    data = path.read_bytes()
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
+    for number, line in enumerate(data.split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
             raw = orjson.loads(line)
-            qid, text = str(raw["_id"]), str(raw["text"])
+            qid, text = raw["_id"], raw["text"]
         except (orjson.JSONDecodeError, KeyError, TypeError):
             raise CorpusError(f"{path}: line {number}: expected a JSON object with "
                               "'_id' and 'text'") from None
+        if not isinstance(qid, str) or not isinstance(text, str):
+            raise CorpusError(f"{path}: line {number}: '_id' and 'text' must be strings "
+                              "(write a number id in quotes)")
         if qid in lines:
             raise CorpusError(f"{path}: line {number}: query id {shown(qid)} again (first on "
                               f"line {lines[qid]}); each query needs an id of its own")
@@ -66,7 +86,12 @@ def _qrels(path: Path) -> Qrels:
         except ValueError:
             raise CorpusError(f"{path}: line {number}: the score must be a whole number, got "
                               f"{shown(cols[2])}") from None
-        qrels.setdefault(cols[0], {})[cols[1]] = score
+        judged = qrels.setdefault(cols[0], {})
+        if judged.get(cols[1], score) != score:
+            raise CorpusError(f"{path}: line {number}: query {shown(cols[0])} and document "
+                              f"{shown(cols[1])} judged again with another grade ({score}, "
+                              f"before {judged[cols[1]]}); keep one line per pair")
+        judged[cols[1]] = score
     return qrels
 
 
@@ -75,15 +100,19 @@ def load_collection(directory: Path | str, *, max_docs: int) -> Collection:
     root = Path(directory)
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory; give a BEIR collection directory")
-    qrels = _qrels(root / "qrels" / "test.tsv")
+    judged = _qrels(root / "qrels" / "test.tsv")
     listed = _queries(root / "queries.jsonl")
-    queries = {q: t for q, t in listed.items() if q in qrels}
+    queries = {q: t for q, t in listed.items() if q in judged}
     if not queries:
         raise CorpusError(f"{root}: none of the {len(listed)} queries of queries.jsonl has a "
                           "judgement in qrels/test.tsv; their first column must name the "
                           "queries' '_id's")
+    qrels = {q: grades for q, grades in judged.items() if q in listed}
     documents = load_corpus(root / "corpus.jsonl", max_docs=max_docs)
-    return Collection(documents=documents, queries=queries, qrels=qrels)
+    ids = set(documents.ids)
+    return Collection(documents=documents, queries=queries, qrels=qrels,
+                      unknown_queries=len(judged) - len(qrels),
+                      unknown_documents=sum(d not in ids for g in qrels.values() for d in g))
 
 
 UNLABELLED = "unlabelled"

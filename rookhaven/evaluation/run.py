@@ -42,6 +42,9 @@ def run_collection(collection: Collection, retriever: Retriever, *, budget: int,
             raise InputError("the split lists no query id; list one judged query id a line")
     rankings: dict[str, list[tuple[str, float]]] = {}
     for qid in qids:
+        if not collection.queries[qid].strip():  # no text: ranks nothing, like no terms
+            rankings[qid] = []
+            continue
         request = RetrievalRequest(query=collection.queries[qid], recall_budget=budget,
                                    seed=seed, decompose=decompose)
         result = retriever.retrieve(request)

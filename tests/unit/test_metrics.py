@@ -60,7 +60,8 @@ def test_eval_prints_exactly_the_metric_keys_and_writes_a_run(
                  "--run-out", str(run_file)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert set(report) == {"ndcg@10", "recall@1", "recall@5", "recall@20", "recall@100",
-                           "mrr@10", "success@1", "success@5", "success@20", "empty_queries"}
+                           "mrr@10", "success@1", "success@5", "success@20", "empty_queries",
+                           "unknown_judged_queries", "judged_documents_not_in_corpus"}
     assert report["empty_queries"] == 1 and report["success@1"] == pytest.approx(2 / 3)
     lines = run_file.read_text().splitlines()
     assert lines[0].split() == ["1", "Q0", "d1", "1", lines[0].split()[4], "rookhaven-bm25"]
