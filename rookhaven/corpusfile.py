@@ -92,7 +92,8 @@ def _array_items(file: BinaryIO, path: Path,
     if max_bytes is not None and len(data) > max_bytes:
         raise _too_big(path, max_bytes)
     try:
-        items = orjson.loads(data)
+        # A byte order mark is read past, as before a JSON Lines file's first line.
+        items = orjson.loads(memoryview(data)[len(_BOM):] if data.startswith(_BOM) else data)
     except orjson.JSONDecodeError as exc:
         raise _not_json(path, exc.lineno, exc.msg) from None
     del data

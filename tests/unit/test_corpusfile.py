@@ -141,3 +141,12 @@ def test_blank_bytes_before_the_first_document_are_counted_not_kept(tmp_path: Pa
     small = FileLimits(max_bytes=10_000, document=LIMITS.document)
     path = _write(tmp_path, "c.jsonl", "\n" * 9000 + '{"_id": "a"}\n')
     assert load_corpus(path, max_docs=10, limits=small).ids == ("a",)
+
+
+@pytest.mark.parametrize("body", [b'[{"_id":"a","text":"crane"},{"_id":"b","text":"tide"}]',
+                                  b'{"_id":"a","text":"crane"}\n{"_id":"b","text":"tide"}\n'])
+def test_a_byte_order_mark_is_read_past_in_either_layout(tmp_path: Path, body: bytes) -> None:
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_bytes(body)
+    marked.write_bytes(b"\xef\xbb\xbf" + body)
+    assert load_corpus(marked, max_docs=10).digest == load_corpus(plain, max_docs=10).digest
