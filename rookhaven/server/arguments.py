@@ -72,6 +72,25 @@ def readable(exc: ValidationError) -> str:
     return "; ".join(dict.fromkeys(problems))
 
 
+def _integer_typed(schema: dict[str, Any]) -> bool:
+    """Whether a property's schema allows an integer (directly or in one of its branches)."""
+    kinds = schema.get("type")
+    if kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds):
+        return True
+    return any(_integer_typed(branch) for branch in schema.get("anyOf", ()))
+
+
+def _whole_numbers(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with an integral float (5.0) given for an integer property as the integer:
+    JSON Schema counts 5.0 as an integer, so a client whose validator passed it must not be
+    refused by pydantic's strict mode. Strings ("5") stay refused."""
+    properties = schema.get("properties", {})
+    changed = {name: int(value) for name, value in arguments.items()
+               if isinstance(value, float) and value.is_integer()
+               and _integer_typed(properties.get(name, {}))}
+    return {**arguments, **changed} if changed else arguments
+
+
 class StrictTool(Tool):
     """A tool that refuses arguments its schema does not list and explains bad ones plainly."""
 
@@ -98,6 +117,7 @@ class StrictTool(Tool):
             raise ToolError(PREFIX.format(name=self.name) + (
                 f"unknown argument{'s' * (len(unknown) > 1)} {names}; {self.name} takes "
                 + (", ".join(known) or "no arguments")))
+        arguments = _whole_numbers(self.parameters, arguments)
         try:
             # The SDK parses a string holding JSON for a non-string argument and validates
             # in pydantic's lax mode ("5" passes as 5): the schema's types are checked first,

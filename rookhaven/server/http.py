@@ -51,7 +51,7 @@ class BearerToken:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
@@ -61,8 +61,11 @@ class BearerToken:
 
     def _authorized(self, scope: Scope) -> bool:
         given = dict(scope["headers"]).get(b"authorization", b"")
+        # The scheme's name is case-insensitive (RFC 9110, 11.1): "bearer" is "Bearer".
+        scheme, _, credentials = given.partition(b" ")
         # Constant-time, so response timing does not leak how much of a guess was right.
-        return hmac.compare_digest(given, self._expected)
+        return (hmac.compare_digest(credentials.strip(b" "), self._expected)
+                and scheme.lower() == b"bearer")
 
 
 async def _unauthorized(send: Send) -> None:
@@ -163,8 +166,16 @@ def _refused(body: bytes) -> JSONRPCError | None:
     return None
 
 
+def _error_bytes(error: JSONRPCError) -> bytes:
+    """``error`` as JSON, its id written even when null: JSON-RPC 2.0 requires the member
+    (null when the request's id could not be read), and exclude_none would drop it."""
+    data = error.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps({"jsonrpc": data.pop("jsonrpc"), "id": error.id, **data},
+                      separators=(",", ":")).encode()
+
+
 async def _json_rpc_error(send: Send, error: JSONRPCError) -> None:
-    body = error.model_dump_json(by_alias=True, exclude_none=True).encode()
+    body = _error_bytes(error)
     await send({"type": "http.response.start", "status": 400, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -193,8 +204,7 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
         data = ErrorData(code=code if isinstance(code, int) else INVALID_REQUEST, message=message)
     else:
         return messages
-    fixed = JSONRPCError(jsonrpc="2.0", id=found, error=data
-                         ).model_dump_json(by_alias=True, exclude_none=True).encode()
+    fixed = _error_bytes(JSONRPCError(jsonrpc="2.0", id=found, error=data))
     headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
     headers.append((b"content-length", str(len(fixed)).encode()))
     return [{**start, "headers": headers}, {"type": "http.response.body", "body": fixed}]

@@ -120,8 +120,11 @@ async def test_with_a_token_requests_lacking_it_get_401(
     assert TOKEN not in response.text
 
 
-async def test_with_a_token_a_client_sending_it_is_served(guarded_server: str) -> None:
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"})
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+async def test_with_a_token_a_client_sending_it_is_served(guarded_server: str,
+                                                          scheme: str) -> None:
+    # The scheme's name is case-insensitive (RFC 9110, 11.1).
+    http = httpx2.AsyncClient(headers={"authorization": f"{scheme} {TOKEN}"})
     async with http, Client(streamable_http_client(guarded_server, http_client=http)) as client:
         result = await client.call_tool("list_corpora", {})
     assert not result.is_error
@@ -215,6 +218,8 @@ def test_batches_ids_no_request_may_have_and_a_missing_session_get_their_own_err
         assert status == 400 and answer["error"]["code"] == -32600, text
         assert wanted in answer["error"]["message"], text
         assert "pydantic" not in text and "validation error" not in text.lower(), text
+        # JSON-RPC 2.0: an error whose request id could not be read carries "id": null.
+        assert answer["jsonrpc"] == "2.0" and "id" in answer and answer["id"] in (None, 3), text
     # A well-formed request is still served.
     status, _, text = _post(open_server, b'{"jsonrpc":"2.0","id":9,"method":"ping"}', headers)
     assert status == 200 and '"id":9' in text.replace(" ", ""), text

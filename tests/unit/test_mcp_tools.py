@@ -139,15 +139,21 @@ async def test_retrieve_accepts_the_corpus_by_name_or_digest(inline: Client) -> 
     assert by_name["hits"] == by_digest["hits"] and by_name["audit"] == by_digest["audit"]
 
 
-@pytest.mark.parametrize("budget", ["2", 2.0, True, [2]])
+@pytest.mark.parametrize("budget", ["2", 2.5, True, [2]])
 async def test_retrieve_takes_a_budget_only_as_a_json_integer(inline: Client,
                                                               budget: Any) -> None:
-    # The schema says integer: a string, a float or a boolean is the client's to fix, on
+    # The schema says integer: a string, a fraction or a boolean is the client's to fix, on
     # every transport, not a value the server guesses at.
     result = await inline.call_tool("retrieve", {"query": "berth", "recallBudget": budget})
     assert result.is_error
     text = result.content[0].text
     assert "recallBudget: " in text and ("integer" in text or "whole number" in text), text
+
+
+async def test_an_integral_float_is_an_integer_as_json_schema_says(inline: Client) -> None:
+    whole = ok(await inline.call_tool("retrieve", {"query": "berth", "recallBudget": 2}))
+    point = ok(await inline.call_tool("retrieve", {"query": "berth", "recallBudget": 2.0}))
+    assert point["hits"] == whole["hits"] and point["audit"] == whole["audit"]
 
 
 @pytest.mark.parametrize(("arguments", "says"), [
