@@ -42,10 +42,9 @@ def check_utf8(**values: str | None) -> None:
 
 def whole(minimum: int, maximum: int) -> Callable[[str], int]:
     def parse(raw: str) -> int:
-        try:
-            value = int(raw.strip())
-        except ValueError:  # also a number of more than 4300 digits
-            value = None
+        text = raw.strip()
+        # ASCII digits only (int() also takes fullwidth digits and '1_000').
+        value = int(text) if re.fullmatch(r"-?[0-9]{1,30}", text) else None
         if value is None or not minimum <= value <= maximum:
             raise ValueError(f"must be a whole number from {minimum} to {maximum}")
         return value

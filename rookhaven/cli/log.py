@@ -29,7 +29,7 @@ from ..transparency import checkpoints, merkle
 from ..transparency.leaf import leaf_for
 from ..transparency.mirror import Mirror
 from ..transparency.note import generate_key
-from .options import moment, result_key, write_line
+from .options import count, moment, result_key, write_line
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +50,11 @@ def register(subparsers: Any) -> None:
     between = verbs.add_parser("consistency", help="the consistency proof of two tree sizes")
     between.add_argument("old", help="a tree size or a checkpoint file")
     between.add_argument("new", help="a tree size or a checkpoint file")
-    between.add_argument("--shard", type=int, default=None,
+    for verb in (prove, between):
+        verb.add_argument("--verifier-key", dest="verify_verifier_key", metavar="VKEY",
+                          help="check the checkpoint files' signatures with this key "
+                               "(NAME+HASH+KEY; default: ROOKHAVEN_VERIFY_VERIFIER_KEY)")
+    between.add_argument("--shard", type=count, default=None,
                          help="the log shard whose trees to prove: required on a sharded "
                               "store (`rookhaven store info` says how many it has)")
     verbs.add_parser("backfill", help="log every stored result that has no leaf yet")
@@ -85,29 +89,42 @@ def _key(settings: Settings) -> str | None:
     return checkpoints.read_private_key(settings.log_key_file)
 
 
-def _point(raw: str, shard: int) -> tuple[int, bytes | None]:
+def _point(raw: str, shard: int, verifier_key: str | None) -> tuple[int, bytes | None]:
     """A tree size from a number, or the size and signed root of shard ``shard``'s tree in
-    a checkpoint (or checkpoint set) file."""
-    if raw.isdigit():
+    a checkpoint (or checkpoint set) file, its signature checked with ``verifier_key``."""
+    if raw.isascii() and raw.isdigit():
         return int(raw), None
     if not Path(raw).is_file():
         raise InputError(f"{raw} is neither a tree size nor a checkpoint file")
-    signed = checkpoints.checked(checkpoints.read_note(Path(raw), "a checkpoint"), None)
+    signed = checkpoints.checked(checkpoints.read_note(Path(raw), "a checkpoint"),
+                                 verifier_key)
     if shard >= len(signed.trees):
         raise InputError(f"{raw} signs {len(signed.trees)} tree(s); there is no shard {shard}")
     return signed.trees[shard].size, signed.trees[shard].root
 
 
-def _prove(store: Store, args: argparse.Namespace) -> int:
+def _signatures(verifier_key: str | None) -> str:
+    """What the output says of the checkpoints' signatures."""
+    if verifier_key is None:
+        return ("not checked: give --verifier-key or ROOKHAVEN_VERIFY_VERIFIER_KEY to check "
+                "who signed them")
+    return f"verified with {verifier_key.split('+', 1)[0]}'s key"
+
+
+def _prove(store: Store, args: argparse.Namespace, verifier_key: str | None) -> int:
     note = checkpoints.read_note(args.checkpoint, "a checkpoint") if args.checkpoint else None
+    if note is not None:
+        checkpoints.checked(note, verifier_key)  # its signature, before any proof
     found = checkpoints.inclusion(store, args.key, note)
-    write_line(orjson.dumps(found.as_json(), option=orjson.OPT_INDENT_2))
+    write_line(orjson.dumps({**found.as_json(), "signatures": _signatures(verifier_key)},
+                            option=orjson.OPT_INDENT_2))
     return 0 if found.verified else 1
 
 
-def _consistency(store: Store, args: argparse.Namespace) -> int:
+def _consistency(store: Store, args: argparse.Namespace, verifier_key: str | None) -> int:
     shard = args.shard or 0
-    (old, old_signed), (new, new_signed) = _point(args.old, shard), _point(args.new, shard)
+    (old, old_signed), (new, new_signed) = (_point(args.old, shard, verifier_key),
+                                            _point(args.new, shard, verifier_key))
     if not 0 < old <= new:
         raise InputError(f"OLD ({old}) must be at least 1 and at most NEW ({new}); give the "
                          "older one first")
@@ -133,7 +150,8 @@ def _consistency(store: Store, args: argparse.Namespace) -> int:
     write_line(orjson.dumps({
         "shard": log.shard, "old": old, "new": new, "old_root": _b64(old_root),
         "new_root": _b64(new_root), "proof": [_b64(p) for p in proof],
-        "verified": verified}, option=orjson.OPT_INDENT_2))
+        "verified": verified, "signatures": _signatures(verifier_key)},
+        option=orjson.OPT_INDENT_2))
     return 0 if verified else 1
 
 
@@ -169,9 +187,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             write_line(orjson.dumps({"signed_at": signed_at, "note": note}))
         return 0
     if args.verb == "prove":
-        return _prove(store, args)
+        return _prove(store, args, settings.verify_verifier_key)
     if args.verb == "consistency":
-        return _consistency(store, args)
+        return _consistency(store, args, settings.verify_verifier_key)
     if args.verb == "mirror":
         return _mirror(store, args.dir or settings.log_mirror_dir)
     return _backfill(store)

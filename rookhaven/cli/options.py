@@ -16,14 +16,17 @@ from ..errors import ConfigError, shown
 from ..models import RetrievalRequest
 from ..settingvalues import WEEK
 
+# ASCII digits only: int() also takes '５' (fullwidth), '1_000' and surrounding spaces,
+# which a log of the command would show as something else than the number used.
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+
 
 def whole(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number >= ``minimum``."""
+    """An argparse type: a whole number >= ``minimum``, in ASCII digits."""
     def parse(raw: str) -> int:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
+        if not _WHOLE.fullmatch(raw):
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}")
+        value = int(raw)
         if value < minimum:
             raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {value}")
         return value

@@ -18,7 +18,7 @@ from ..store import Store
 from . import merkle
 from .checkpointset import SignedTrees, Tree
 from .leaf import Leaf, parse_leaf
-from .note import open_note, sign_note, verifier_of
+from .note import open_note, sign_note, signed_text, verifier_of
 
 
 def read_note(path: Path, what: str) -> str:
@@ -155,12 +155,9 @@ def _b64(data: bytes) -> str:
 
 
 def checked(note: str, verifier_key: str | None) -> SignedTrees:
-    """The trees ``note`` signs, verified with ``verifier_key`` when one is given."""
+    """The trees ``note`` signs, verified with ``verifier_key`` when one is given; without
+    one, ``note`` must still be a signed note in form (a checkpoint stripped of its
+    signature lines is refused, not read as if signed)."""
     if verifier_key is not None:
         return SignedTrees.parse(open_note(note, [verifier_key]))
-    return SignedTrees.parse(_body(note))
-
-
-def _body(note: str) -> str:
-    # A signed note is its text, a blank line, then signature lines.
-    return note.split("\n\n", 1)[0] + "\n"
+    return SignedTrees.parse(signed_text(note))

@@ -182,6 +182,12 @@ def _split_note(note: str) -> tuple[str, list[_Signature]]:
     return text, [_parse_signature(line) for line in block[:-1].split("\n")]
 
 
+def signed_text(note: str) -> str:
+    """The text of ``note``, refused (NoteFormatError) unless it is a signed note in form: a
+    text, a blank line and signature lines. Checks no signature: ``open_note`` does."""
+    return _split_note(note)[0]
+
+
 def _parse_signature(line: str) -> _Signature:
     if not line.startswith(SIG_PREFIX):
         raise NoteFormatError(f"signature line {line!r} does not start with an em dash and space")

@@ -489,3 +489,39 @@ def test_log_mirror_then_verify_mirror_names_an_erased_result_and_accuses_no_oth
     # The mirror refuses to follow the truncated log, and keeps what it had.
     refused = rookhaven(env, "log", "mirror", str(mirror))
     assert refused.returncode != 0 and "truncated" in one_line_error(refused)
+
+
+def test_checkpoint_files_must_be_signed_and_their_signatures_are_checked_with_a_key(
+        pipeline: Pipeline, signer: dict[str, str], key: tuple[Path, str],
+        tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    checkpoint(signer, key, old)
+    add_results(pipeline, 3, "more")
+    checkpoint(signer, key, new)
+    target = sorted(pipeline.store.results.keys())[0]
+    unchecked = orjson.loads(rookhaven(signer, "log", "consistency", str(old), str(new)).stdout)
+    assert unchecked["verified"] and unchecked["signatures"].startswith("not checked")
+    vkey = key[1]
+    checked = rookhaven(signer, "log", "consistency", str(old), str(new), "--verifier-key", vkey)
+    assert checked.returncode == 0, checked.stderr
+    assert orjson.loads(checked.stdout)["signatures"] == f"verified with {NAME}'s key"
+    proved = rookhaven(signer, "log", "prove", target, "--checkpoint", str(new),
+                       "--verifier-key", vkey)
+    assert proved.returncode == 0 and orjson.loads(proved.stdout)["verified"], proved.stderr
+    # Its signature lines cut off: refused, with or without a key, not read as if signed.
+    bare = tmp_path / "bare"
+    bare.write_text(old.read_text().split("\n\n")[0] + "\n")
+    for extra in ((), ("--verifier-key", vkey)):
+        done = rookhaven(signer, "log", "consistency", str(bare), str(new), *extra)
+        assert done.returncode == 2 and "signature" in one_line_error(done), done.stderr
+    # Signed by another key than the one given: refused.
+    other = rookhaven(signer, "log", "keygen", "other.example/log", "--out",
+                      str(tmp_path / "other.key")).stdout.strip()
+    done = rookhaven(signer, "log", "prove", target, "--checkpoint", str(new),
+                     "--verifier-key", other)
+    assert done.returncode == 2 and done.stdout == ""
+
+
+def test_tree_sizes_are_ascii_digits(pipeline: Pipeline, env: dict[str, str]) -> None:
+    done = rookhaven(env, "log", "consistency", "\uff15", "10")
+    assert done.returncode == 2, done.stdout

@@ -116,3 +116,19 @@ def test_a_checkpoint_file_or_verifier_key_that_cannot_be_one_exits_2_with_one_l
     monkeypatch.setenv("ROOKHAVEN_REDIS_TIMEOUT", "1")
     filled = [a.format(binary=binary, text=text, key=key) for a in argv]
     assert message in _refused(capsys, *filled)
+
+
+@pytest.mark.parametrize("raw", ["\uff15", "1_000", " 5", "5 ", "+5", "٥", "5.0", ""])
+def test_a_whole_number_flag_takes_ascii_digits_only(raw: str) -> None:
+    from rookhaven.cli.options import positive_int
+    with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number"):
+        positive_int(raw)
+    assert positive_int("15") == 15
+
+
+@pytest.mark.parametrize("raw", ["\uff15", "1_0"])
+def test_a_whole_number_setting_takes_ascii_digits_only(raw: str) -> None:
+    from rookhaven.settingvalues import whole
+    with pytest.raises(ValueError, match="whole number"):
+        whole(1, 100)(raw)
+    assert whole(1, 100)(" 15 ") == 15
