@@ -18,6 +18,7 @@ import orjson
 
 from .core.corpus import Corpus, DocumentLimits, record_line
 from .errors import CorpusError, shown
+from .jsonkeys import repeated_key
 from .models import Document
 
 _KNOWN = frozenset({"id", "_id", "text", "title", "fields", "metadata"})
@@ -96,6 +97,7 @@ def _array_items(file: BinaryIO, path: Path,
         items = orjson.loads(memoryview(data)[len(_BOM):] if data.startswith(_BOM) else data)
     except orjson.JSONDecodeError as exc:
         raise _not_json(path, exc.lineno, exc.msg) from None
+    _repeats(path, "the array", data, items)
     del data
     if not isinstance(items, list):
         raise CorpusError(f"{path}: expected a JSON array of documents")
@@ -121,14 +123,24 @@ def _lines(file: BinaryIO, path: Path, limits: FileLimits | None) -> Iterator[by
         yield line
 
 
+def _repeats(path: Path, where: str, raw: bytes, parsed: Any) -> None:
+    key = repeated_key(raw, parsed)
+    if key is not None:
+        raise CorpusError(f"{path}: {where}: the key {shown(key)} is given twice in one "
+                          "object (readers disagree on which counts); keep one")
+
+
 def _line_items(lines: Iterable[bytes], path: Path) -> Iterator[tuple[str, int, Any]]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        raw = line.removeprefix(_BOM) if number == 1 else line
         try:
-            yield "line", number, orjson.loads(line.removeprefix(_BOM) if number == 1 else line)
+            item = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise _not_json(path, number, exc.msg) from None
+        _repeats(path, f"line {number}", raw, item)
+        yield "line", number, item
 
 
 def _starts_array(file: BinaryIO, path: Path, max_bytes: int | None) -> bool:

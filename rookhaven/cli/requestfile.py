@@ -15,6 +15,7 @@ import orjson
 from ..config import Settings
 from ..core.engines import engine_spec
 from ..errors import InputError, shown
+from ..jsonkeys import repeated_key
 from ..models import RetrievalRequest
 
 # Field -> (type it must have, what to call it in a message).
@@ -59,6 +60,9 @@ def _line(raw: bytes, settings: Settings, defaults: Defaults,
         raise InputError(f"{where}: not JSON ({exc})") from None
     if not isinstance(item, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(item).__name__}")
+    repeated = repeated_key(raw, item)
+    if repeated is not None:
+        raise InputError(f"{where}: the field {shown(repeated)} is given twice; keep one")
     unknown = sorted(set(item) - set(FIELDS))
     if unknown:
         raise InputError(f"{where}: unknown field {shown(unknown[0])}; "

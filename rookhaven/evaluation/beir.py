@@ -12,6 +12,7 @@ import orjson
 from ..core.corpus import Corpus
 from ..corpusfile import load_corpus
 from ..errors import CorpusError, shown
+from ..jsonkeys import repeated_key
 
 Qrels = dict[str, dict[str, int]]
 
@@ -56,6 +57,10 @@ def _queries(path: Path) -> dict[str, str]:
         except (orjson.JSONDecodeError, KeyError, TypeError):
             raise CorpusError(f"{path}: line {number}: expected a JSON object with "
                               "'_id' and 'text'") from None
+        repeated = repeated_key(line, raw)
+        if repeated is not None:
+            raise CorpusError(f"{path}: line {number}: the key {shown(repeated)} is given "
+                              "twice; keep one")
         if not isinstance(qid, str) or not isinstance(text, str):
             raise CorpusError(f"{path}: line {number}: '_id' and 'text' must be strings "
                               "(write a number id in quotes)")
