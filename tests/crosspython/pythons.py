@@ -21,7 +21,8 @@ import pytest
 from tests.conftest import ROOT
 
 # No stemmer library: the engines carry their own (ADR 0011), so none may be needed here.
-RUNTIME_DEPS = ("pydantic>=2.6", "orjson>=3.9", "numpy>=1.26")
+# orjson as pyproject.toml pins it: its encoding is part of the bytes (ADR 0038).
+RUNTIME_DEPS = ("pydantic>=2.6", "orjson>=3.11.7", "numpy>=1.26")
 VENV_CACHE = ROOT / ".cache" / "pyvenvs"
 
 
@@ -44,6 +45,16 @@ def newest_other_cpython() -> str | None:
     found = [(v, p) for p in sorted(candidates) if Path(p).exists()
              and (v := _version(p)) and v >= (3, 11) and v != ours]
     return max(found)[1] if found else None
+
+
+def other_cpython_venv() -> str:
+    """The python of a cached venv for the newest other CPython; the test is skipped, in
+    one line saying so, when this machine has no other CPython."""
+    other = newest_other_cpython()
+    if other is None:
+        pytest.skip(f"no CPython other than {sys.version_info[0]}.{sys.version_info[1]} "
+                    "is installed on this machine")
+    return venv_python(other)
 
 
 def venv_python(python: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.crosspython.pythons import newest_other_cpython, venv_python
+from tests.crosspython.pythons import other_cpython_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,8 +42,4 @@ def _run(python: str) -> str:
 
 @pytest.mark.slow
 def test_metric_means_are_the_same_bytes_under_another_cpython() -> None:
-    other = newest_other_cpython()
-    if other is None:
-        pytest.skip(f"no CPython other than {sys.version_info[0]}.{sys.version_info[1]} "
-                    "is installed on this machine")
-    assert _run(venv_python(other)) == _run(sys.executable)
+    assert _run(other_cpython_venv()) == _run(sys.executable)
