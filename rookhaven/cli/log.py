@@ -113,9 +113,7 @@ def _signatures(verifier_key: str | None) -> str:
 
 def _prove(store: Store, args: argparse.Namespace, verifier_key: str | None) -> int:
     note = checkpoints.read_note(args.checkpoint, "a checkpoint") if args.checkpoint else None
-    if note is not None:
-        checkpoints.checked(note, verifier_key)  # its signature, before any proof
-    found = checkpoints.inclusion(store, args.key, note)
+    found = checkpoints.inclusion(store, args.key, note, verifier_key)
     write_line(orjson.dumps({**found.as_json(), "signatures": _signatures(verifier_key)},
                             option=orjson.OPT_INDENT_2))
     return 0 if found.verified else 1

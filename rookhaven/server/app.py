@@ -90,8 +90,9 @@ def build_server(settings: Settings, backend: Backend | None = None,
     annotations = {**ANNOTATIONS, **RUN_ANNOTATIONS}
     # The settings' limits in the schemas: a request's on the retrieval tools, a sample
     # seed's (stored with its run) on start_verification.
-    limited = {fn.__name__: limits(settings) for fn in RETRIEVAL}
-    limited["start_verification"] = {"seed": limits(settings)["seed"]}
+    bounds = limits(settings)
+    limited = {fn.__name__: bounds for fn in RETRIEVAL}
+    limited["start_verification"] = {"seed": bounds["seed"]}
     tools = [StrictTool.strict(fn, limited.get(fn.__name__), annotations[fn.__name__])
              for fn in (*TOOLS, *RUN_TOOLS)]
     server = RookhavenServer(

@@ -117,16 +117,17 @@ class Inclusion:
                 "checkpoint": self.note, "verified": self.verified}
 
 
-def inclusion(store: Store, key: str, note: str | None = None) -> Inclusion:
+def inclusion(store: Store, key: str, note: str | None = None,
+              verifier_key: str | None = None) -> Inclusion:
     """The inclusion proof of result ``key`` in its shard's tree as ``note`` (default: the
-    latest stored checkpoint) signs it."""
+    latest stored checkpoint) signs it, its signature checked with ``verifier_key``."""
     log = store.log_of(key)
     index = log.index_of(key)
     if index is None:
         raise NotFoundError(f"{key} has no leaf in the log: it was never stored, or stored "
                             "before the log (`rookhaven log backfill`)")
     note = note if note is not None else current(store, None)
-    signed = checked(note, None)
+    signed = checked(note, verifier_key)
     if len(signed.trees) != len(store.logs):
         raise NotFoundError(f"the checkpoint signs {len(signed.trees)} tree(s) and this store "
                             f"has {len(store.logs)} log shard(s): it is another log's")

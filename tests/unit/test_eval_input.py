@@ -18,11 +18,17 @@ def _eval(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str
     return status, (json.loads(out) if status == 0 else {}), err
 
 
-def test_a_blank_query_ranks_nothing_and_counts_as_empty(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _edited_queries(tmp_path: Path, old: str, new: str) -> Path:
+    """The test collection with ``old`` replaced by ``new`` in its queries.jsonl."""
     root = _collection(tmp_path / "c")
     queries = root / "queries.jsonl"
-    queries.write_text(queries.read_text().replace('"crane repair"', '"  "'))
+    queries.write_text(queries.read_text().replace(old, new))
+    return root
+
+
+def test_a_blank_query_ranks_nothing_and_counts_as_empty(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _edited_queries(tmp_path, '"crane repair"', '"  "')
     status, report, _ = _eval(root, capsys)
     assert status == 0 and report["empty_queries"] == 2  # "zebra" and the blank one
 
@@ -38,9 +44,7 @@ def test_a_byte_order_mark_before_the_queries_is_read_past(
 
 def test_a_number_as_a_query_id_is_refused_as_a_document_s_is(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    root = _collection(tmp_path / "c")
-    queries = root / "queries.jsonl"
-    queries.write_text(queries.read_text().replace('"_id": "1"', '"_id": 1'))
+    root = _edited_queries(tmp_path, '"_id": "1"', '"_id": 1')
     status, _, err = _eval(root, capsys)
     assert status == 2 and "line 1: '_id' and 'text' must be strings" in err
 
