@@ -70,7 +70,11 @@ def build_tantivy(ids: list[str], texts: list[str], tokenizer: str = "en_stem") 
         words = " ".join(WORD.findall(query.lower()))
         if not words:
             return []
-        hits = searcher.search(index.parse_query(words, ["text"]), k).hits
+        try:
+            parsed = index.parse_query(words, ["text"])
+        except ValueError:  # every word dropped by the tokenizer (e.g. over 40 bytes of CJK)
+            return []
+        hits = searcher.search(parsed, k).hits
         return [searcher.doc(address)["id"][0] for _, address in hits]
     return search
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Rookhaven's bm25 against bm25s, tantivy and rank_bm25: quality and speed, run by hand.
 
-    python bench/ranking.py quality [--datasets ../shared/datasets]
+    python bench/ranking.py quality [--datasets ../shared/datasets] [--engine REF ...]
+        [COLLECTION_DIR ...]
     python bench/ranking.py speed bench/data/syn100k [--engines rookhaven,bm25s,...]
         [--passes 3] [--rounds 1] [--gc freeze|as-is]
 
@@ -97,9 +98,12 @@ def build_rookhaven(documents: Corpus | CorpusStream | list[Document], decompose
 
 # ----- quality -----
 
-def quality(datasets: Path) -> None:
+def quality(paths: list[Path], engines: list[str]) -> None:
+    """nDCG@10 of each system on each collection directory (BEIR layout)."""
     systems: dict[str, Callable[[list[Document], list[str], list[str]], Search]] = {
         "rookhaven bm25 (default)": lambda d, i, t: build_rookhaven(d),
+        **{f"rookhaven {ref}": (lambda d, i, t, ref=ref: build_rookhaven(d, engine=ref))
+           for ref in engines},
         "rookhaven bm25 --no-decompose": lambda d, i, t: build_rookhaven(d, decompose=False),
         "rookhaven bm25@3": lambda d, i, t: build_rookhaven(d, engine="bm25@3"),
         "bm25s (stemming)": lambda d, i, t: build_bm25s(i, t, stem=True),
@@ -108,8 +112,9 @@ def quality(datasets: Path) -> None:
         "rank_bm25 (our analyzer)": lambda d, i, t: build_rank_bm25(i, t),
     }
     table: dict[str, dict[str, float | None]] = {name: {} for name in systems}
-    for name in DATASETS:
-        collection = load_collection(datasets / name, max_docs=10**7)
+    names = [path.name for path in paths]
+    for name, path in zip(names, paths, strict=True):
+        collection = load_collection(path, max_docs=10**7)
         ids = [d.id for d in collection.documents]
         texts = [" ".join([*(d.fields[f] for f in sorted(d.fields)), d.text])
                  for d in collection.documents]
@@ -122,10 +127,10 @@ def quality(datasets: Path) -> None:
                 continue
             run = {q: search(text, 100) for q, text in collection.queries.items()}
             table[system][name] = evaluate_run(run, collection.qrels)["ndcg@10"]
-    print("| nDCG@10 | " + " | ".join(DATASETS) + " |")
-    print("|---|" + "---:|" * len(DATASETS))
+    print("| nDCG@10 | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
     for system, row in table.items():
-        cells = ["n/a" if row[d] is None else f"{row[d]:.3f}" for d in DATASETS]
+        cells = ["n/a" if row[d] is None else f"{row[d]:.3f}" for d in names]
         print(f"| {system} | " + " | ".join(cells) + " |")
 
 
@@ -242,7 +247,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     q = sub.add_parser("quality")
-    q.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
+    q.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets",
+                   help="where the four shared collections are (when no directory is given)")
+    q.add_argument("--engine", action="append", default=[],
+                   help="also rank with this Rookhaven engine version (repeatable)")
+    q.add_argument("collections", nargs="*", type=Path,
+                   help="collection directories (default: the four shared ones)")
     s = sub.add_parser("speed")
     s.add_argument("corpus", type=Path)
     s.add_argument("--engines", default=",".join(SPEED_ENGINES))
@@ -258,7 +268,7 @@ def main() -> None:
                        help="freeze each engine's objects once it is built (default)")
     args = parser.parse_args()
     if args.cmd == "quality":
-        quality(args.datasets)
+        quality(args.collections or [args.datasets / name for name in DATASETS], args.engine)
     elif args.cmd == "speed":
         speed(args.corpus, args.engines.split(","), args.passes, args.rounds, args.gc)
     else:
