@@ -28,6 +28,12 @@ CONTEXTS: tuple[Callable[[str], str], ...] = (
     lambda ch: "ab" + ch + "cd",
     lambda ch: "A\u0323" + ch + "\u0301B",
 )
+# Contexts for the "words" split (bm25@5): beside an unsegmented letter, and inside a word
+# before a combining mark.
+WORD_CONTEXTS: tuple[Callable[[str], str], ...] = (
+    lambda ch: ch + "\u6e2f",
+    lambda ch: "ab" + ch + "\u0301cd",
+)
 _UNPINNED = re.compile(r"[^\W_]+")
 
 
@@ -50,6 +56,20 @@ def stem_digest(stem_words: Callable[[list[str]], list[str]], golden: Path) -> s
     """sha256 over the stems of the golden word list."""
     words = [line.split("\t")[0] for line in golden.read_text(encoding="utf-8").splitlines()]
     return hashlib.sha256("\n".join(stem_words(words)).encode("utf-8")).hexdigest()
+
+
+def words_digest(split_words: Callable[[str], list[str]], classes: Iterable[str]) -> str:
+    """sha256 over the "words" tokens of every code point in WORD_CONTEXTS, and over which
+    code points each of the character ``classes`` (bracketless) holds."""
+    h = hashlib.sha256()
+    for wrap in WORD_CONTEXTS:
+        for cp in range(LAST + 1):
+            h.update("\x1f".join(split_words(wrap(chr(cp)))).encode("utf-8", "surrogatepass"))
+            h.update(b"\x1e")
+    for cls in classes:
+        member = re.compile(f"[{cls}]")
+        h.update(bytes(member.match(chr(cp)) is not None for cp in range(LAST + 1)))
+    return h.hexdigest()
 
 
 def digests(split: Callable[[str], list[str]], stem_words: Callable[[list[str]], list[str]],
@@ -78,5 +98,8 @@ if __name__ == "__main__":
     third_party = {m.split(".")[0] for m in sys.modules} & {"pydantic", "numpy", "Stemmer",
                                                            "orjson", "snowballstemmer"}
     rules = textrules.text_rules("14.0")
-    print(json.dumps(digests(rules.split_tokens, snowball.EnglishStemmer().stem_words, golden,
-                             third_party)))
+    found = digests(rules.split_tokens, snowball.EnglishStemmer().stem_words, golden,
+                    third_party)
+    found["words"] = words_digest(rules.split_words, [rules.word_class(), rules.mark_class(),
+                                                      rules.space_class()])
+    print(json.dumps(found))

@@ -69,6 +69,24 @@ def casefold_tables() -> tuple[list[tuple[int, int, int, int]], list[tuple[int, 
     return runs, expansions
 
 
+# Scripts written without spaces between words (CJK, and the South-East Asian scripts of
+# Unicode's line-breaking class SA), by the character name prefixes Unicode 14 gives them:
+# Python's unicodedata has no Script property. Digits are not among them.
+UNSEGMENTED_NAMES = (
+    "CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "IDEOGRAPHIC ITERATION MARK",
+    "VERTICAL IDEOGRAPHIC ITERATION MARK", "IDEOGRAPHIC NUMBER ZERO", "HANGZHOU NUMERAL",
+    "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "HANGUL", "HALFWIDTH HANGUL",
+    "THAI", "LAO", "KHMER", "MYANMAR", "TAI THAM", "TAI VIET", "TAI LE", "NEW TAI LUE",
+)
+
+
+def unsegmented(cp: int) -> bool:
+    """A letter of a script written without spaces between words."""
+    ch = chr(cp)
+    return (ch.isalnum() and unicodedata.category(ch) != "Nd"
+            and unicodedata.name(ch, "").startswith(UNSEGMENTED_NAMES))
+
+
 def _escape(text: str) -> str:
     out = []
     for ch in text:
@@ -102,8 +120,19 @@ def render(version: str) -> str:
     def hx(cp: int) -> str:
         return f"0x{cp:04X}"
 
-    assigned = ranges(lambda cp: unicodedata.category(chr(cp)) != "Cn")
-    alnum = ranges(lambda cp: chr(cp).isalnum())
+    # (name, comment, which code points): the tables of inclusive code point ranges.
+    range_tables = (
+        ("ASSIGNED", "Code points whose general category is not Cn (surrogates and private "
+         "use count).", lambda cp: unicodedata.category(chr(cp)) != "Cn"),
+        ("ALNUM", "Code points with str.isalnum(): what [^\\W_] matches in a str pattern of re.",
+         lambda cp: chr(cp).isalnum()),
+        ("MARKS", "Combining marks (general category Mn, Mc or Me): inside a word, never one.",
+         lambda cp: unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me")),
+        ("UNSEGMENTED", "Letters of scripts written without spaces between words "
+         "(UNSEGMENTED_NAMES).", unsegmented),
+        ("SPACE", "Code points with str.isspace(): what \\s matches in a str pattern of re.",
+         lambda cp: chr(cp).isspace()),
+    )
     runs, expansions = casefold_tables()
     lines = [
         f'"""Unicode {version} character tables for pinned text analysis '
@@ -115,14 +144,11 @@ def render(version: str) -> str:
         "",
         f'UNICODE_VERSION = "{unicodedata.unidata_version}"',
         "",
-        *_block("ASSIGNED", "tuple[tuple[int, int], ...]",
-                "Code points whose general category is not Cn (surrogates and private use count).",
-                (f"({hx(a)}, {hx(b)})" for a, b in assigned)),
-        "",
-        *_block("ALNUM", "tuple[tuple[int, int], ...]",
-                "Code points with str.isalnum(): what [^\\W_] matches in a str pattern of re.",
-                (f"({hx(a)}, {hx(b)})" for a, b in alnum)),
-        "",
+    ]
+    for name, comment, keep in range_tables:
+        lines += [*_block(name, "tuple[tuple[int, int], ...]", comment,
+                          (f"({hx(a)}, {hx(b)})" for a, b in ranges(keep))), ""]
+    lines += [
         *_block("CASEFOLD_RUNS", "tuple[tuple[int, int, int, int], ...]",
                 "(first, last, step, delta): cp in range(first, last + 1, step) folds to "
                 "chr(cp + delta).",

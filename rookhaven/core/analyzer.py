@@ -25,6 +25,10 @@ from .textrules import TextRules, text_rules
 STEMMERS: dict[str, str | None] = {"none": None, "english": f"snowball-english@{SNOWBALL_VERSION}"}
 DEFAULT_UNICODE = "14.0"
 IDENTIFIERS = ("none", "split")
+# How text becomes tokens: maximal runs of letters and digits (every engine before bm25@5),
+# or words that keep their combining marks, with unsegmented scripts cut into letters and
+# pairs of letters (TextRules.split_words, docs/adr/0039-words-in-every-script.md).
+SPLITS = ("alnum-runs", "words")
 # Identifier shapes, ASCII only so that no interpreter's case tables decide a split:
 # snake_case (sys_id) and words with a lower-to-upper hump (getUserRoles, HTTPServer2).
 # A word is whole: neither end touches another ASCII letter or digit or any non-ASCII
@@ -88,9 +92,11 @@ class Analyzer:
     record_pins: bool = True
     # "split": identifiers also give their other spellings (bm25@4; ``split_identifiers``).
     identifiers: str = "none"
+    split: str = "alnum-runs"
     _stop: frozenset[str] = field(init=False, repr=False, compare=False)
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _rules: TextRules = field(init=False, repr=False, compare=False)
+    _split: Callable[[str], list[str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_stop", stopword_list(self.stopwords))
@@ -99,12 +105,18 @@ class Analyzer:
         if self.identifiers not in IDENTIFIERS:
             raise ConfigError(f"unknown identifiers mode {self.identifiers!r}; choose one of: "
                               f"{', '.join(IDENTIFIERS)}")
+        if self.split not in SPLITS:
+            raise ConfigError(f"unknown split {self.split!r}; choose one of: "
+                              f"{', '.join(SPLITS)}")
+        rules = self._rules
+        object.__setattr__(self, "_split", rules.split_words if self.split == "words"
+                           else rules.split_tokens)
 
     def split_tokens(self, text: str) -> list[str]:
         """Every token of ``text`` in order, stop words included."""
         if self.identifiers == "split":
             text = split_identifiers(text)
-        return self._rules.split_tokens(text)
+        return self._split(text)
 
     @property
     def ascii_gaps(self) -> dict[int, str]:
@@ -129,7 +141,7 @@ class Analyzer:
 
     def config(self) -> dict[str, Any]:
         """The parameters that change terms; hashed into the config digest."""
-        config: dict[str, Any] = {"normalize": "nfkc-casefold", "split": "alnum-runs",
+        config: dict[str, Any] = {"normalize": "nfkc-casefold", "split": self.split,
                                   "stopwords": self.stopwords, "stemmer": self.stemmer}
         if self.record_pins:
             config["unicode"] = self._rules.version

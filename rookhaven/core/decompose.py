@@ -4,7 +4,12 @@ Separators (docs/adr/0003-decomposition.md):
 - connector phrases, as whole words, any case: ``as well as``, ``along with``,
   ``together with``, ``in addition to``, ``and``, ``or``, ``then``, ``also``, ``plus``;
 - ``;`` ``!`` ``?`` ``&`` and line breaks anywhere;
-- ``,`` ``.`` ``:`` when followed by white space or the end (so ``3.5`` and ``1,000`` stay whole).
+- ``,`` ``.`` ``:`` when followed by white space or the end (so ``3.5`` and ``1,000`` stay whole);
+- under the "words" split (bm25@5 on), also the clause punctuation of other scripts
+  (``CLAUSE_MARKS``: ideographic and full-width, Arabic, Devanagari, ...) anywhere.
+
+"Word" and "white space" are those of the analyzer's pinned Unicode version, never the
+interpreter's (ADR 0011): ASCII queries, where every version agrees, take a plain pattern.
 
 A part's weight is its number of distinct content terms. Parts without content terms and
 parts with the same set of terms as an earlier part are dropped, and the audit says so.
@@ -14,16 +19,38 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
-from .analyzer import Analyzer
+from .analyzer import DEFAULT_UNICODE, Analyzer
+from .textrules import text_rules
 
 CONNECTORS = ("as well as", "along with", "together with", "in addition to",
               "and", "or", "then", "also", "plus")
+# Full stops, commas, semicolons, colons and question and exclamation marks of other
+# scripts, which end a clause wherever they stand (CJK puts no space after them).
+CLAUSE_MARKS = ("\u3001\u3002\uff0c\uff0e\uff1a\uff1b\uff01\uff1f\uff61\uff64"  # CJK
+                "\u060c\u061b\u061f\u06d4"  # Arabic script
+                "\u0964\u0965\u0589\u037e\u0f0d"  # Devanagari, Armenian, Greek, Tibetan
+                "\u1362\u1363\u1364\u1367\u104a\u104b\u17d4\u17d5"  # Ethiopic, Myanmar, Khmer
+                "\u203c\u2047\u2048\u2049")  # doubled question and exclamation marks
 
-_CONNECTOR = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in CONNECTORS)
-_SEPARATOR = re.compile(
-    rf"(?<!\w)(?:{_CONNECTOR})(?!\w)|[;!?&\n\r]|[,.:](?=\s|$)", re.IGNORECASE
-)
+
+def _separator(word: str, space: str, marks: str = "") -> re.Pattern[str]:
+    connector = "|".join(re.escape(c).replace(r"\ ", f"[{space}]+") for c in CONNECTORS)
+    return re.compile(rf"(?<![{word}])(?i:{connector})(?![{word}])|[;!?&\n\r{marks}]"
+                      rf"|[,.:](?=[{space}]|$)")
+
+
+_ASCII_SEPARATOR = _separator(r"\w", r"\s")
+
+
+@cache
+def _pinned_separator(unicode: str, split: str) -> re.Pattern[str]:
+    rules = text_rules(unicode)
+    if split == "words":  # a word keeps its marks: "and" after one is inside the word
+        return _separator(rules.word_class() + rules.mark_class(), rules.space_class(),
+                          CLAUSE_MARKS)
+    return _separator(rules.word_class(), rules.space_class())
 
 
 @dataclass(frozen=True)
@@ -47,9 +74,12 @@ class Decomposition:
     dropped: tuple[tuple[str, str], ...]
 
 
-def split_parts(query: str) -> list[str]:
-    """The non-blank pieces of ``query`` between separators, stripped, in order."""
-    return [piece.strip() for piece in _SEPARATOR.split(query) if piece.strip()]
+def split_parts(query: str, unicode: str = DEFAULT_UNICODE, split: str = "alnum-runs"
+                ) -> list[str]:
+    """The non-blank pieces of ``query`` between separators, stripped, in order, for an
+    analyzer of Unicode version ``unicode`` and split ``split``."""
+    separator = _ASCII_SEPARATOR if query.isascii() else _pinned_separator(unicode, split)
+    return [piece.strip() for piece in separator.split(query) if piece.strip()]
 
 
 def _part(text: str, analyzer: Analyzer) -> Part:
@@ -59,7 +89,7 @@ def _part(text: str, analyzer: Analyzer) -> Part:
 
 def decompose(query: str, analyzer: Analyzer, *, split: bool = True) -> Decomposition:
     """Subqueries of ``query``; with ``split=False`` the whole query is the only candidate."""
-    texts = split_parts(query) if split else [query.strip()]
+    texts = split_parts(query, analyzer.unicode, analyzer.split) if split else [query.strip()]
     parts: list[Part] = []
     dropped: list[tuple[str, str]] = []
     seen: dict[tuple[str, ...], int] = {}

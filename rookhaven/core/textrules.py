@@ -31,11 +31,15 @@ class CharTables:
     alnum: tuple[tuple[int, int], ...]
     casefold_runs: tuple[tuple[int, int, int, int], ...]
     casefold_expansions: tuple[tuple[int, str], ...]
+    marks: tuple[tuple[int, int], ...]
+    unsegmented: tuple[tuple[int, int], ...]
+    space: tuple[tuple[int, int], ...]
 
 
 UNICODE_VERSIONS: Mapping[str, CharTables] = MappingProxyType({
     "14.0": CharTables(unicode_14_0.UNICODE_VERSION, unicode_14_0.ASSIGNED, unicode_14_0.ALNUM,
-                       unicode_14_0.CASEFOLD_RUNS, unicode_14_0.CASEFOLD_EXPANSIONS),
+                       unicode_14_0.CASEFOLD_RUNS, unicode_14_0.CASEFOLD_EXPANSIONS,
+                       unicode_14_0.MARKS, unicode_14_0.UNSEGMENTED, unicode_14_0.SPACE),
 })
 
 
@@ -57,13 +61,33 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
                    for lo, hi in ranges)
 
 
-def _token_pattern(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
-    # re tests a class's astral ranges one by one after its BMP bitmap, so every gap
-    # character would pay for all of them; the lookahead lets BMP gaps fail at once.
+def _split_planes(ranges: tuple[tuple[int, int], ...]) -> tuple[str, str]:
+    """The classes of ``ranges`` in the Basic Multilingual Plane and above it."""
     bmp = tuple((lo, min(hi, 0xFFFF)) for lo, hi in ranges if lo <= 0xFFFF)
     astral = tuple((max(lo, 0x10000), hi) for lo, hi in ranges if hi > 0xFFFF)
-    return re.compile(f"(?:[{_char_class(bmp)}]+"
-                      f"|(?=[\\U00010000-\\U0010ffff])[{_char_class(astral)}]+)+")
+    return _char_class(bmp), _char_class(astral)
+
+
+def _run(ranges: tuple[tuple[int, int], ...], repeat: str = "+") -> str:
+    # re tests a class's astral ranges one by one after its BMP bitmap, so every gap
+    # character would pay for all of them; the lookahead lets BMP gaps fail at once.
+    bmp, astral = _split_planes(ranges)
+    return f"(?:[{bmp}]{repeat}|(?=[\\U00010000-\\U0010ffff])[{astral}]{repeat})"
+
+
+def _token_pattern(ranges: tuple[tuple[int, int], ...]) -> re.Pattern[str]:
+    return re.compile(_run(ranges) + "+")
+
+
+def _union(*tables: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """One sorted range list covering every range of ``tables`` (adjacent ones merged)."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for table in tables for r in table):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return tuple(merged)
 
 
 def _fold_table(tables: CharTables) -> tuple[int | str, ...]:
@@ -86,12 +110,22 @@ class TextRules:
     _token: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _fold: tuple[int | str, ...] = field(init=False, repr=False, compare=False)
     _ascii_gaps: dict[int, str] = field(init=False, repr=False, compare=False)
+    # The "words" split (split_words): a word, a run of unsegmented letters inside one (with
+    # the marks after it) and one such letter with its marks.
+    _word: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _unsegmented_run: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _cluster: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         tables = self.tables
         set_ = object.__setattr__
         set_(self, "_unassigned", re.compile(f"([^{_char_class(tables.assigned)}]+)"))
         set_(self, "_token", _token_pattern(tables.alnum))
+        set_(self, "_word", re.compile(
+            _run(tables.alnum, "") + _run(_union(tables.alnum, tables.marks), "+") + "*"))
+        cluster = _run(tables.unsegmented, "") + _run(tables.marks, "*")
+        set_(self, "_unsegmented_run", re.compile(f"((?:{cluster})+)"))
+        set_(self, "_cluster", re.compile(cluster))
         set_(self, "_fold", _fold_table(tables))
         alnum = re.compile(f"[{_char_class(tables.alnum)}]")
         set_(self, "_ascii_gaps", {c: " " for c in range(128) if not alnum.match(chr(c))})
@@ -125,6 +159,48 @@ class TextRules:
         if text.isascii():
             return text.lower().translate(self._ascii_gaps).split()
         return self._token.findall(self.normalize(text))
+
+    def split_words(self, text: str) -> list[str]:
+        """Every token of ``text`` in order under the "words" split (docs/adr/0039): after
+        ``normalize``, a word is a letter or digit and the letters, digits and combining
+        marks that follow it; within a word, each run of letters of a script written
+        without spaces (CJK, Thai and its neighbours) gives each pair of adjacent letters
+        (with their marks), or the letter alone if the run has one. ASCII text splits as
+        ``split_tokens`` splits it."""
+        if text.isascii():
+            return text.lower().translate(self._ascii_gaps).split()
+        # A dotted capital I folds to i and a combining dot: the dot says nothing an i lacks.
+        normal = self.normalize(text).replace("i\u0307", "i")
+        words = self._word.findall(normal)
+        if self._unsegmented_run.search(normal) is None:  # unsegmented letters are in words
+            return words
+        found: list[str] = []
+        for word in words:
+            # split() with a group: even items lie between runs, odd items are runs.
+            for i, part in enumerate(self._unsegmented_run.split(word)):
+                if not i & 1:
+                    if part:
+                        found.append(part)
+                    continue
+                letters = self._cluster.findall(part)
+                if len(letters) == 1:
+                    found.append(letters[0])
+                found += map(str.__add__, letters, letters[1:])
+        return found
+
+    def word_class(self) -> str:
+        """A character class (without brackets) of what re's ``\\w`` matched under this
+        Unicode version: letters, digits and ``_``."""
+        return _char_class(self.tables.alnum) + "_"
+
+    def mark_class(self) -> str:
+        """A character class (without brackets) of the combining marks."""
+        return _char_class(self.tables.marks)
+
+    def space_class(self) -> str:
+        """A character class (without brackets) of what re's ``\\s`` matched under this
+        Unicode version."""
+        return _char_class(self.tables.space)
 
 
 @cache

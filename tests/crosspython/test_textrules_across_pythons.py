@@ -1,4 +1,5 @@
-"""The Unicode 14.0 text rules and the vendored stemmer give the same bytes on CPython 3.13."""
+"""The Unicode 14.0 text rules (both splits) and the vendored stemmer give the same bytes on
+CPython 3.13."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from rookhaven.core.snowball import SNOWBALL_VERSION, EnglishStemmer
+from rookhaven.core.textrules import text_rules
 from tests.conftest import ROOT
-from tests.pinned_text_script import GOLDEN_DIR, digests, unpinned_split
+from tests.pinned_text_script import GOLDEN_DIR, digests, unpinned_split, words_digest
 
 pytestmark = pytest.mark.no_kernels  # text rules only
 SCRIPT = ROOT / "tests" / "pinned_text_script.py"
@@ -37,6 +39,11 @@ def test_cpython_3_13_gives_the_pinned_tokens_and_stems_of_3_11() -> None:
     assert there["unidata_version"] == "15.1.0"
     assert there["loaded"] == []
     assert (there["tokens"], there["stems"]) == (here["tokens"], here["stems"])
+    # The "words" split (bm25@5) and the classes a query's separators use: 3.11's pinned
+    # rules are the reference (they equal its own \\w and \\s, tests/unit/test_textrules.py).
+    rules = text_rules("14.0")
+    assert there["words"] == words_digest(rules.split_words, [
+        rules.word_class(), rules.mark_class(), rules.space_class()])
     # The check has teeth: unpinned analysis on 3.13 reads U+1E030 (new in Unicode 15.0) as
     # a letter folding to Cyrillic a. (Digesting 3.13's unpinned analysis of every code
     # point showed the same and doubled this test's minute of CPU.)

@@ -116,3 +116,13 @@ def test_the_checked_in_tables_are_what_the_generator_writes() -> None:
     assert generator.render("14.0") == checked_in
 
 
+
+
+@needs_14
+def test_the_pinned_word_and_space_classes_are_what_re_matched_under_14() -> None:
+    # A query's separators (core.decompose) use them in place of \w and \s.
+    word, space = re.compile(f"[{RULES.word_class()}]"), re.compile(f"[{RULES.space_class()}]")
+    assert [cp for cp in range(LAST + 1)
+            if bool(word.match(chr(cp))) != bool(re.match(r"\w", chr(cp)))] == []
+    assert [cp for cp in range(LAST + 1)
+            if bool(space.match(chr(cp))) != bool(re.match(r"\s", chr(cp)))] == []
