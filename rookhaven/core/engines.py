@@ -151,6 +151,11 @@ ENGINES: tuple[EngineSpec, ...] = (
                golden="sha256:c9bd96207acee5aa85ee8d30310387fb8d4201231338ee772e1430d879250267",
                summary="bm25@3 with feedback only where predicted to pay, identifier "
                        "splitting and tool fields"),
+    EngineSpec("bm25", "5", Bm25Provider, default_stemmer="english",
+               analysis=(("split", "words"),),
+               golden="sha256:68c022d84e5d482abd76e27b3afac724c657146c7ce0759979c8b4537b6e7c63",
+               summary="bm25@2's ranking with words in every script: combining marks kept, "
+                       "CJK and Thai cut into pairs of letters, their clause marks split"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release that is not a preview.

@@ -71,7 +71,7 @@ def test_every_score_changing_parameter_is_in_the_config() -> None:
 
 
 def test_unknown_parameters_are_refused_with_the_accepted_list() -> None:
-    with pytest.raises(ConfigError, match="accepts stopwords, stemmer, k1"):
+    with pytest.raises(ConfigError, match="accepts stopwords, stemmer, split, k1"):
         make_provider("bm25", k3=8)
     with pytest.raises(ConfigError, match="between 0 and 1"):
         make_provider("bm25", coverage=2.0)
@@ -167,7 +167,7 @@ def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score
 def test_bm25_is_the_default_provider_everywhere() -> None:
     from rookhaven.config import Settings
 
-    assert Settings().engine == Settings.from_mapping({}).engine == "bm25@2"
+    assert Settings().engine == Settings.from_mapping({}).engine == "bm25@5"
     result = retrieve(RetrievalRequest(query="tide"), CORPUS)
     assert result.audit.engine.name == "bm25"
     assert Retriever(CORPUS).provider.name == "bm25"

@@ -104,8 +104,11 @@ class Bm25Provider:
 
     def parameters(self) -> dict[str, Any]:
         """The parameters this provider was built with, JSON-ready and in a fixed order."""
+        # The split is a parameter only of the engines that take one (bm25@5 on): the
+        # parameters recorded by earlier versions stay what they were.
+        split = {} if self.analyzer.split == "alnum-runs" else {"split": self.analyzer.split}
         return {
-            "stopwords": self.analyzer.stopwords, "stemmer": self.analyzer.stemmer,
+            "stopwords": self.analyzer.stopwords, "stemmer": self.analyzer.stemmer, **split,
             "k1": self.k1, "b": self.b, "prefix_weight": self.prefix_weight,
             "prefix_min_len": self.prefix_min_len, "prefix_max_terms": self.prefix_max_terms,
             "coverage": self.coverage, "synonym_weight": self.synonym_weight,
