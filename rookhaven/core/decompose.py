@@ -45,12 +45,19 @@ _ASCII_SEPARATOR = _separator(r"\w", r"\s")
 
 
 @cache
-def _pinned_separator(unicode: str, split: str) -> re.Pattern[str]:
+def _pinned(unicode: str, split: str) -> tuple[re.Pattern[str], str]:
+    """The separator pattern and the white space a part is stripped of, of non-ASCII text."""
     rules = text_rules(unicode)
+    spaces = rules.space_chars()
     if split == "words":  # a word keeps its marks: "and" after one is inside the word
         return _separator(rules.word_class() + rules.mark_class(), rules.space_class(),
-                          CLAUSE_MARKS)
-    return _separator(rules.word_class(), rules.space_class())
+                          CLAUSE_MARKS), spaces
+    return _separator(rules.word_class(), rules.space_class()), spaces
+
+
+def _stripped(text: str, unicode: str) -> str:
+    """``text`` without white space at either end (the pinned version's, if not ASCII)."""
+    return text.strip() if text.isascii() else text.strip(_pinned(unicode, "alnum-runs")[1])
 
 
 @dataclass(frozen=True)
@@ -78,8 +85,12 @@ def split_parts(query: str, unicode: str = DEFAULT_UNICODE, split: str = "alnum-
                 ) -> list[str]:
     """The non-blank pieces of ``query`` between separators, stripped, in order, for an
     analyzer of Unicode version ``unicode`` and split ``split``."""
-    separator = _ASCII_SEPARATOR if query.isascii() else _pinned_separator(unicode, split)
-    return [piece.strip() for piece in separator.split(query) if piece.strip()]
+    if query.isascii():  # str.strip() and \s agree on ASCII in every Unicode version
+        pieces, spaces = _ASCII_SEPARATOR.split(query), None
+    else:
+        separator, spaces = _pinned(unicode, split)
+        pieces = separator.split(query)
+    return [part for piece in pieces if (part := piece.strip(spaces))]
 
 
 def _part(text: str, analyzer: Analyzer) -> Part:
@@ -89,7 +100,8 @@ def _part(text: str, analyzer: Analyzer) -> Part:
 
 def decompose(query: str, analyzer: Analyzer, *, split: bool = True) -> Decomposition:
     """Subqueries of ``query``; with ``split=False`` the whole query is the only candidate."""
-    texts = split_parts(query, analyzer.unicode, analyzer.split) if split else [query.strip()]
+    texts = (split_parts(query, analyzer.unicode, analyzer.split) if split
+             else [_stripped(query, analyzer.unicode)])
     parts: list[Part] = []
     dropped: list[tuple[str, str]] = []
     seen: dict[tuple[str, ...], int] = {}

@@ -197,6 +197,11 @@ class TextRules:
         """A character class (without brackets) of the combining marks."""
         return _char_class(self.tables.marks)
 
+    def space_chars(self) -> str:
+        """Every white-space character of this Unicode version, as one string (for
+        ``str.strip``, whose own white space is the interpreter's)."""
+        return "".join(chr(cp) for lo, hi in self.tables.space for cp in range(lo, hi + 1))
+
     def space_class(self) -> str:
         """A character class (without brackets) of what re's ``\\s`` matched under this
         Unicode version."""

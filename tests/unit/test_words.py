@@ -106,3 +106,11 @@ def test_word_and_space_in_a_query_are_the_pinned_versions_not_the_interpreters(
     for split in ("alnum-runs", "words"):
         assert split_parts("\U0001e030and crane", split=split) == ["\U0001e030", "crane"]
     assert split_parts("crane,\u3000tide") == ["crane", "tide"]  # ideographic space is space
+
+
+def test_parts_are_stripped_of_the_pinned_white_space() -> None:
+    assert RULES.space_chars() == "".join(chr(cp) for cp in range(LAST + 1) if chr(cp).isspace())
+    for split in ("alnum-runs", "words"):
+        assert split_parts("\u3000起重机\u2003; tide\u00a0", split=split) == ["起重机", "tide"]
+    assert [p.text for p in decompose("\u3000港口 和 船\u3000", WORDS, split=False).parts] == [
+        "港口 和 船"]
