@@ -2,24 +2,48 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 
 from ..core.engines import engine_of, engine_ref
 from ..models import Document, RetrievalResult
 
 
+def _columns(ch: str) -> int:
+    """How many terminal columns ``ch`` takes: CJK wide and full-width forms two, combining
+    marks and format characters none (display only: no stored byte depends on it)."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """The columns ``text`` takes in a terminal."""
+    return len(text) if text.isascii() else sum(map(_columns, text))
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A left-aligned text table with a rule under the headers."""
+    """A left-aligned text table with a rule under the headers; columns line up in a
+    terminal also for wide (CJK) text and combining marks."""
     cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in cells]
+    widths = [max(width(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths, strict=True))
+             .rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def short(text: str, columns: int) -> str:
+    """``text`` cut to ``columns`` terminal columns, an ellipsis marking a cut."""
+    if width(text) <= columns:
+        return text
+    kept, used = [], 0
+    for ch in text:
+        used += _columns(ch)
+        if used > columns - 1:
+            break
+        kept.append(ch)
+    return "".join(kept) + "…"
 
 
 def score_scale(result: RetrievalResult) -> int | None:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from rookhaven import Document, RetrievalRequest, retrieve
-from rookhaven.cli.tables import audit_summary, exact_score, hits_table, score_scale
+from rookhaven.cli.tables import (
+    audit_summary,
+    exact_score,
+    hits_table,
+    score_scale,
+    short,
+    table,
+    width,
+)
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} tide {i % 3} berth", fields={"title": f"t{i}"})
         for i in range(8)]
@@ -36,3 +44,12 @@ def test_a_score_that_is_not_a_whole_number_of_units_is_shown_as_stored() -> Non
     assert exact_score(0.1, 1 << 24) == "0.1"
     assert exact_score(1.5, None) == "1.5"
     assert exact_score(1.5, 2) == "3"
+
+
+def test_columns_line_up_for_wide_text_and_marks_and_cuts_keep_the_width() -> None:
+    assert (width("港口"), width("crane"), width("cafe\u0301"), width("ｃ")) == (4, 5, 4, 2)
+    lines = table(["id", "text"], [["s1", "港口起重机"], ["s2", "cafe\u0301 crane"]]).splitlines()
+    assert [width(line.split("  ")[0]) for line in lines] == [2, 2, 2, 2]
+    assert lines[1] == "--  ----------"  # "港口起重机" takes ten columns
+    assert short("港口起重机延误", 9) == "港口起重…" and width(short("港口起重机延误", 9)) == 9
+    assert short("crane delay report", 9) == "crane de…" and short("crane", 9) == "crane"
