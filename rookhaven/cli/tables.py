@@ -12,7 +12,7 @@ from ..models import Document, RetrievalResult
 def _columns(ch: str) -> int:
     """How many terminal columns ``ch`` takes: CJK wide and full-width forms two, combining
     marks and format characters none (display only: no stored byte depends on it)."""
-    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+    if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 

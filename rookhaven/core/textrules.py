@@ -61,17 +61,11 @@ def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
                    for lo, hi in ranges)
 
 
-def _split_planes(ranges: tuple[tuple[int, int], ...]) -> tuple[str, str]:
-    """The classes of ``ranges`` in the Basic Multilingual Plane and above it."""
-    bmp = tuple((lo, min(hi, 0xFFFF)) for lo, hi in ranges if lo <= 0xFFFF)
-    astral = tuple((max(lo, 0x10000), hi) for lo, hi in ranges if hi > 0xFFFF)
-    return _char_class(bmp), _char_class(astral)
-
-
 def _run(ranges: tuple[tuple[int, int], ...], repeat: str = "+") -> str:
     # re tests a class's astral ranges one by one after its BMP bitmap, so every gap
     # character would pay for all of them; the lookahead lets BMP gaps fail at once.
-    bmp, astral = _split_planes(ranges)
+    bmp = _char_class(tuple((lo, min(hi, 0xFFFF)) for lo, hi in ranges if lo <= 0xFFFF))
+    astral = _char_class(tuple((max(lo, 0x10000), hi) for lo, hi in ranges if hi > 0xFFFF))
     return f"(?:[{bmp}]{repeat}|(?=[\\U00010000-\\U0010ffff])[{astral}]{repeat})"
 
 
@@ -168,7 +162,7 @@ class TextRules:
         (with their marks), or the letter alone if the run has one. ASCII text splits as
         ``split_tokens`` splits it."""
         if text.isascii():
-            return text.lower().translate(self._ascii_gaps).split()
+            return self.split_tokens(text)
         # A dotted capital I folds to i and a combining dot: the dot says nothing an i lacks.
         normal = self.normalize(text).replace("i\u0307", "i")
         words = self._word.findall(normal)
