@@ -96,7 +96,8 @@ def engine(raw: str) -> str:
 
 def clock_time(raw: str) -> str:
     hours, _, minutes = raw.strip().partition(":")
-    if not (hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60
-            and len(minutes) == 2):
+    # ASCII digits only: int() also reads other scripts' digits (and str.isdigit() passes '²').
+    if not (f"{hours}{minutes}".isascii() and hours.isdigit() and minutes.isdigit()
+            and int(hours) < 24 and int(minutes) < 60 and len(minutes) == 2):
         raise ValueError("must be a time of day as HH:MM (UTC), like 02:30")
     return f"{int(hours):02d}:{minutes}"

@@ -25,6 +25,7 @@ from ..evaluation import (
     METRICS,
     UNLABELLED,
     Collection,
+    check_trec_ids,
     collection_genre,
     load_collection,
     read_metadata,
@@ -113,6 +114,10 @@ def engine_params(engines: list[str], given: list[str],
         if not eq or not name:
             raise ConfigError(f"--param expects K=V or ENGINE:K=V, got {item!r}")
         chosen = [e for e in engines if not target or engine_spec(e).ref == engine_spec(target).ref]
+        if not chosen:
+            raise ConfigError(f"--param {item!r} names {engine_spec(target).ref}, which is not "
+                              f"compared here ({', '.join(engines)}); add --engine "
+                              f"{engine_spec(target).ref} or drop the prefix")
         takers = [e for e in chosen if name in engine_spec(e).parameters()]
         if not takers:
             accepted = sorted({p for e in chosen for p in engine_spec(e).parameters()})
@@ -195,6 +200,8 @@ def _single(args: argparse.Namespace, settings: Settings, engine: str,
             params: dict[str, Any]) -> int:
     collection = _warned(str(args.datasets[0]),
                          load_collection(args.datasets[0], max_docs=settings.max_corpus_docs))
+    if args.run_out:  # refused before any query is ranked
+        check_trec_ids([*collection.queries, *(d.id for d in collection.documents)])
     retriever = Retriever(collection.documents, engine, **params)
     only = read_split(args.queries_split) if args.queries_split else None
     result = run_collection(collection, retriever, budget=args.budget, seed=settings.default_seed,

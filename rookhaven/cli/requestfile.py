@@ -45,6 +45,7 @@ def read_requests(path: Path, settings: Settings,
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a byte order mark some editors write
     found = [_line(raw, settings, defaults, f"{path}: line {number}")
              for number, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
     if not found:
@@ -54,6 +55,11 @@ def read_requests(path: Path, settings: Settings,
 
 def _line(raw: bytes, settings: Settings, defaults: Defaults,
           where: str) -> tuple[RetrievalRequest, str]:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # orjson's own words for it name surrogates
+        raise InputError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line); save the "
+                         "file as UTF-8") from None
     try:
         item: Any = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -71,6 +77,9 @@ def _line(raw: bytes, settings: Settings, defaults: Defaults,
         raise InputError(f"{where}: no query (a line needs at least {{\"query\": ...}})")
     for name, value in item.items():
         kind, what = FIELDS[name]
+        if kind is int and isinstance(value, float) and value.is_integer():
+            # JSON Schema's integer, as the MCP tools read it: 3.0 is 3.
+            value = item[name] = int(value)
         # bool is an int in Python; a budget of `true` is a mistake, not 1.
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise InputError(f"{where}: {name} must be {what}, "

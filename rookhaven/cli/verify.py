@@ -59,6 +59,9 @@ def summary(run: VerificationRun) -> str:
     lines = [f"verification {run.run_id}: {run.checked} checked, {run.matched} matched, "
              f"{run.mismatched} mismatched, {run.missing} not replayable; "
              f"{run.alarms} alarm{'s' * (run.alarms != 1)}"]
+    if run.mirror_leaves is not None:
+        lines.append(f"the log checked against its mirror of {run.mirror_leaves} "
+                     f"lea{'ves' if run.mirror_leaves != 1 else 'f'}")
     if run.sample_seed is not None:
         lines.append(f"sample seed {run.sample_seed!r}, stratified by "
                      f"{run.selection.stratify}")

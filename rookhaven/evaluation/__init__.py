@@ -9,8 +9,8 @@ from .beir import (
     read_split,
 )
 from .metrics import METRICS, evaluate_run
-from .run import RunResult, run_collection, write_trec_run
+from .run import RunResult, check_trec_ids, run_collection, write_trec_run
 
-__all__ = ["METRICS", "UNLABELLED", "Collection", "RunResult", "collection_genre",
-           "evaluate_run", "load_collection", "read_metadata", "read_split", "run_collection",
-           "write_trec_run"]
+__all__ = ["METRICS", "UNLABELLED", "Collection", "RunResult", "check_trec_ids",
+           "collection_genre", "evaluate_run", "load_collection", "read_metadata", "read_split",
+           "run_collection", "write_trec_run"]

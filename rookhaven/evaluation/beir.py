@@ -76,7 +76,7 @@ def _qrels(path: Path) -> Qrels:
         raise CorpusError(f"{path}: no judgements; a BEIR collection has qrels/test.tsv")
     qrels: Qrels = {}
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         raise CorpusError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8") from None
     for number, line in enumerate(lines, start=1):
@@ -165,7 +165,9 @@ def collection_genre(directory: Path | str, known: Mapping[str, Any] | None = No
 def read_split(path: Path | str) -> list[str]:
     """Query ids listed one a line (first tab-separated column); blank lines ignored."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte order mark is read past
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read the split file ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path}: not UTF-8 (byte {exc.start}); save it as UTF-8") from None
     return [line.split("\t")[0].strip() for line in text.splitlines() if line.strip()]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.engine import Retriever
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..models import RetrievalRequest
 from .beir import Collection
 from .metrics import evaluate_run
@@ -55,10 +55,21 @@ def run_collection(collection: Collection, retriever: Retriever, *, budget: int,
     return RunResult(rankings=rankings, metrics=metrics, empty_queries=empty)
 
 
+def check_trec_ids(ids: Iterable[str]) -> None:
+    """InputError for the first id a TREC run cannot hold: its columns are split on white
+    space, so an id holding any would shift every column after it."""
+    for found in ids:
+        if any(char.isspace() for char in found):
+            raise InputError(f"the id {shown(found)} holds white space, which a TREC run "
+                             "cannot hold (its columns are split on it); drop --run-out, or "
+                             "give the collection ids without white space")
+
+
 def write_trec_run(path: Path | str, rankings: Mapping[str, Sequence[tuple[str, float]]],
                    tag: str) -> None:
     """A TREC run file. The score column is the reverse rank, so trec_eval (which re-sorts
     equal scores by document id) keeps Rookhaven's seeded order exactly."""
+    check_trec_ids([*rankings, *(doc for ranked in rankings.values() for doc, _ in ranked)])
     lines = []
     for qid, ranked in rankings.items():
         lines += [f"{qid} Q0 {doc} {rank} {len(ranked) - rank + 1} {tag}"

@@ -85,7 +85,7 @@ def _offset(cursor: str | None) -> int:
         return 0
     try:
         text = base64.urlsafe_b64decode(cursor.encode()).decode()
-        if text.startswith("o") and text[1:].isdigit():
+        if text.startswith("o") and text[1:].isascii() and text[1:].isdigit():
             return int(text[1:])
     except (ValueError, UnicodeError):
         pass

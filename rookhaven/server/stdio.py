@@ -8,12 +8,18 @@
 2. At end of input the SDK cancels requests still running, so ``printf '...' | rookhaven mcp``
    would lose the answer to a slow ``tools/call``. Here end of input first waits (bounded)
    until every request read has been answered.
+3. The SDK decodes input with replacement characters, so a line that is not UTF-8 would be
+   served as text the client never sent (and stored, and logged). Here such a line is
+   answered with an error naming the byte, under its id where one can be read.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import typing
+from collections import Counter
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 import anyio
@@ -132,25 +138,70 @@ def rejection(exc: Exception) -> JSONRPCError:
                                                                   message=NOT_A_MESSAGE))
 
 
+class Utf8Lines:
+    """Input lines as text for the SDK's reader, which turns each into exactly one message
+    or error. A line that is not UTF-8 is passed on decoded with replacement characters (so
+    that count holds) and its fault noted by line number, for ``screen`` to answer."""
+
+    def __init__(self, lines: AsyncIterable[bytes]) -> None:
+        self._lines = lines
+        self.faults: dict[int, tuple[str, str]] = {}  # line number: (text, fault)
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._decoded()
+
+    async def _decoded(self) -> AsyncIterator[str]:
+        number = 0
+        async for raw in self._lines:
+            number += 1
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                text = raw.decode("utf-8", "replace")
+                self.faults[number] = (text, f"byte 0x{raw[exc.start]:02x} at offset "
+                                             f"{exc.start}")
+            yield text
+
+
+def not_utf8(line: str, fault: str) -> JSONRPCError:
+    """The answer to an input line that is not UTF-8 (``fault`` says where), under the
+    request's id where the rest of the line still names one."""
+    request = readable_id(line)
+    message = f"the line is not UTF-8 ({fault}); MCP messages are UTF-8 JSON"
+    if request is None:
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message=f"Parse error: {message}"))
+    return JSONRPCError(jsonrpc="2.0", id=request, error=ErrorData(
+        code=INVALID_REQUEST, message=f"Invalid Request: {message}"))
+
+
 class Answers:
     """The write side, noting which requests read so far still await an answer."""
 
     def __init__(self, stream: WriteStream[SessionMessage]) -> None:
         self._stream = stream
-        self._pending: set[RequestId] = set()
+        # Counted: a client that reuses an id in flight still gets each answer waited for.
+        self._pending: Counter[RequestId] = Counter()
         self._idle = anyio.Event()
         self._idle.set()
 
     def expect(self, request_id: RequestId) -> None:
-        self._pending.add(request_id)
+        self._pending[request_id] += 1
         if self._idle.is_set():
             self._idle = anyio.Event()
 
-    def forget(self, request_id: object) -> None:
-        """Stop waiting for a request the client cancelled (it gets no answer)."""
-        self._pending.discard(request_id)
+    def _answered(self, request_id: object) -> None:
+        if not isinstance(request_id, str | int) or request_id not in self._pending:
+            return
+        self._pending[request_id] -= 1
+        if self._pending[request_id] <= 0:
+            del self._pending[request_id]
         if not self._pending:
             self._idle.set()
+
+    def forget(self, request_id: object) -> None:
+        """Stop waiting for a request the client cancelled (it gets no answer)."""
+        self._answered(request_id)
 
     async def idle(self) -> None:
         """Return once every expected request has been answered."""
@@ -159,10 +210,8 @@ class Answers:
     async def send(self, item: SessionMessage, /) -> None:
         await self._stream.send(item)
         message = item.message
-        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._pending:
-            self._pending.discard(message.id)
-            if not self._pending:
-                self._idle.set()
+        if isinstance(message, JSONRPCResponse | JSONRPCError):
+            self._answered(message.id)
 
     async def aclose(self) -> None:
         await self._stream.aclose()
@@ -174,27 +223,39 @@ class Answers:
         await self.aclose()
 
 
+def _refusal(item: SessionMessage | Exception,
+             fault: tuple[str, str] | None) -> JSONRPCError | None:
+    """The error answering an input item instead of serving it, if it gets one."""
+    if fault is not None:
+        return not_utf8(*fault)
+    if isinstance(item, Exception):
+        return rejection(item)
+    message = item.message
+    if isinstance(message, JSONRPCNotification) and message.method in REQUEST_METHODS:
+        return JSONRPCError(jsonrpc="2.0", id=None,
+                            error=ErrorData(code=INVALID_REQUEST, message=NO_ID))
+    return None
+
+
 async def screen(source: ReadStream[SessionMessage | Exception],
                  sink: anyio.abc.ObjectSendStream[SessionMessage | Exception],
-                 answers: Answers, drain_timeout: float) -> None:
-    """Pass messages to the server, answer unreadable lines, and drain at end of input."""
+                 answers: Answers, drain_timeout: float, lines: Utf8Lines | None = None) -> None:
+    """Pass messages to the server, answer unreadable lines, and drain at end of input.
+    ``lines``: the input the SDK's reader reads, one item a line, with its faults."""
+    number = 0
     async with sink:
         async for item in source:
-            if isinstance(item, Exception):
+            number += 1
+            fault = lines.faults.pop(number, None) if lines is not None else None
+            refusal = _refusal(item, fault)
+            if refusal is not None:
                 try:
-                    await answers.send(SessionMessage(rejection(item)))
+                    await answers.send(SessionMessage(refusal))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
                 continue
+            assert not isinstance(item, Exception)
             message = item.message
-            if isinstance(message, JSONRPCNotification) and message.method in REQUEST_METHODS:
-                try:
-                    await answers.send(SessionMessage(JSONRPCError(
-                        jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST,
-                                                                message=NO_ID))))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
-                continue
             if isinstance(message, JSONRPCRequest):
                 answers.expect(message.id)
             elif (isinstance(message, JSONRPCNotification)
@@ -210,10 +271,12 @@ async def serve_stdio(server: MCPServer[Any], drain_timeout: float = DRAIN_TIMEO
     # The low-level server is what the SDK's own run_stdio_async drives; MCPServer has no
     # public way to hand it other streams.
     lowlevel = server._lowlevel_server
-    async with stdio_server() as (stdin, stdout):
+    # Our own stdin (the SDK's decodes with replacement); the SDK still claims stdout.
+    lines = Utf8Lines(anyio.wrap_file(sys.stdin.buffer))
+    async with stdio_server(stdin=typing.cast(Any, lines)) as (stdin, stdout):
         inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         answers = Answers(stdout)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(screen, stdin, inbox_send, answers, drain_timeout)
+            tasks.start_soon(screen, stdin, inbox_send, answers, drain_timeout, lines)
             await lowlevel.run(inbox, answers, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()

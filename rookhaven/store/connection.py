@@ -58,6 +58,12 @@ def check_url(url: str | None, setting: str = "ROOKHAVEN_REDIS_URL", *,
     if scheme not in SCHEMES:
         raise ConfigError(f"{setting} {redact(url)!r} has scheme {scheme!r}; "
                           f"use one of: {', '.join(s + '://' for s in SCHEMES)}")
+    database = urlsplit(url).path.strip("/")
+    # redis-py reads a path that is not a number as database 0, silently.
+    if scheme in ("redis", "rediss") and database and not (database.isascii()
+                                                           and database.isdigit()):
+        raise ConfigError(f"{setting} {redact(url)!r} has database {database!r}; the database "
+                          "is a number, as in redis://127.0.0.1:6379/0")
     if sentinel.is_sentinel(url):
         sentinel.parse(url, redact(url))
     if cluster.is_cluster_url(url):

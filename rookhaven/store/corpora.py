@@ -164,7 +164,7 @@ class CorpusStore:
                                 f"{', '.join(known) or '(none)'}; or pass a digest or 'latest'")
         if version in ("", "latest"):
             return versions[-1]
-        if version.isdigit() and 1 <= int(version) <= len(versions):
+        if version.isascii() and version.isdigit() and 1 <= int(version) <= len(versions):
             return versions[int(version) - 1]
         raise NotFoundError(f"corpus {name!r} has versions 1..{len(versions)}; "
                             f"got {version!r}")

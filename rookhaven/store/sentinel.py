@@ -90,7 +90,7 @@ def parse(url: str, shown: str) -> SentinelURL:
     if not _SERVICE.match(service):
         raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} names no service (or a malformed "
                           f"one) after the Sentinels; write it as {FORM}")
-    if db_text and not (db_text.isdigit() and int(db_text) < 1 << 16):
+    if db_text and not (db_text.isascii() and db_text.isdigit() and int(db_text) < 1 << 16):
         raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} has database {db_text!r}; the "
                           f"database is a number, as in {FORM}")
     options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}

@@ -25,7 +25,8 @@ def read_note(path: Path, what: str) -> str:
     """The text of a note file (a checkpoint or key): NoteFormatError, naming ``what`` it
     should hold, if it cannot be read or is not UTF-8 text."""
     try:
-        return path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte order mark an editor adds is not part of the signed text.
+        return path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise NoteFormatError(f"cannot read {what} {path}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

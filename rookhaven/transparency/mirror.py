@@ -86,7 +86,7 @@ class Mirror:
             return full, tiles.WIDTH
         partials = self.directory / f"{full}.p"
         widths = sorted(int(p.name) for p in partials.iterdir()
-                        if p.name.isdigit()) if partials.is_dir() else []
+                        if p.name.isascii() and p.name.isdigit()) if partials.is_dir() else []
         wide = [w for w in widths if w >= width]
         if not wide:
             raise MirrorError(f"the mirror {self.directory} has no {path} nor a wider "

@@ -85,6 +85,14 @@ def check_log(store: Store, pinned: PinnedCheckpoint | None, page: int = 1000,
             verdicts += _leaves(store, log, 0, min(size, pinned_size), page)
         verdicts += _unlogged(store, page, set())
         return verdicts
+    logged: int = sum(sizes)
+    if logged and not mirror.directory.is_dir():
+        # A mistyped path, or a mirror removed to blind the check: either way nothing would
+        # be judged by it, and the run would pass clean.
+        return [*verdicts, Verdict(key=LOG, outcome="log-inconsistent", detail=(
+            f"the log mirror {mirror.directory} is not a directory, yet the log holds "
+            f"{logged} leaves: fix --mirror (or ROOKHAVEN_LOG_MIRROR_DIR), or rebuild "
+            f"the mirror from a log you trust with `rookhaven log mirror {mirror.directory}`"))]
     # With a mirror, its leaves name what the store should hold, whatever was done to the
     # store's own leaf list (an erased entry shifts every index after it).
     if store.keys.sharded != mirror.sharded() and mirror.size_all():

@@ -87,6 +87,8 @@ class VerificationRun(BaseModel):
     verdicts: list[Verdict]
     # How many results each engine replayed to the stored bytes (absent in older records).
     matched_by_engine: dict[str, int] = {}
+    # The leaves the log mirror held when the log was checked against it (None: no mirror).
+    mirror_leaves: int | None = None
 
     @property
     def clean(self) -> bool:

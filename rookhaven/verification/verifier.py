@@ -56,6 +56,7 @@ class Verifier:
         self.mirror = (Mirror(settings.log_mirror_dir) if settings.log_mirror_dir is not None
                        else None)
 
+
     def choose(self, selection: Selection) -> tuple[list[str], str | None]:
         """The keys ``selection`` names, and the sample seed used (None if not sampled)."""
         if selection.keys:
@@ -163,6 +164,8 @@ class Verifier:
                         or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),
             alarms=sum(v.alarm for v in verdicts), verdicts=verdicts,
             matched_by_engine=dict(sorted(matched.items())),
+            mirror_leaves=(self.mirror.size_all() if self.mirror is not None
+                           and self.mirror.directory.is_dir() else None),
         )
         self.store.verifications.record(run)
         log.info("verification run %s: %d checked, %d matched, %d alarms, %d drift",

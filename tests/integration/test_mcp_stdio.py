@@ -87,6 +87,21 @@ def test_unreadable_lines_get_json_rpc_errors_and_serving_continues(
     assert "result" in session.request("tools/call", RETRIEVE)
 
 
+def test_a_line_that_is_not_utf8_is_refused_under_its_id_not_served_with_replacements(
+        session: StdioSession) -> None:
+    session.initialize()
+    call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+            "params": {"name": "retrieve", "arguments": {"query": "@crane", "recallBudget": 2}}}
+    line = json.dumps(call).encode()
+    session.send_raw(line.replace(b"@", b"\xff\xfe"))
+    refused = session.read()
+    assert refused["id"] == 8 and refused["error"]["code"] == -32600, refused
+    assert "the line is not UTF-8 (byte 0xff at offset" in refused["error"]["message"]
+    session.send_raw(b"\xc0\xaf")
+    assert session.read()["error"]["code"] == -32700
+    assert "result" in session.request("tools/call", RETRIEVE)
+
+
 def test_a_piped_session_gets_every_answer_before_the_server_exits(corpus: Path) -> None:
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS},
@@ -100,6 +115,23 @@ def test_a_piped_session_gets_every_answer_before_the_server_exits(corpus: Path)
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert sorted(a["id"] for a in answers) == list(range(1, 12))
     assert all("result" in a for a in answers)
+
+
+def test_two_requests_in_flight_under_one_id_at_end_of_input_both_get_answers(
+        corpus: Path) -> None:
+    # MCP forbids reusing an id in flight, but every request read gets its answer.
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": RETRIEVE},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": RETRIEVE},
+    ]
+    stdin = "".join(json.dumps(m) + "\n" for m in lines).encode()
+    done = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "mcp"], input=stdin,
+                          capture_output=True, env=server_env(corpus), timeout=60, check=True)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers].count(7) == 2
+    assert all("result" in a for a in answers), answers
 
 
 def test_with_redis_configured_but_down_tools_say_so_and_the_server_keeps_serving(

@@ -27,7 +27,7 @@ def test_the_default_is_half_past_two_utc() -> None:
     assert config["beat_schedule"]["rookhaven-verify"]["schedule"] == crontab(hour=2, minute=30)
 
 
-@pytest.mark.parametrize("bad", ["25:00", "2:5", "noon", "02:60"])
+@pytest.mark.parametrize("bad", ["25:00", "2:5", "noon", "02:60", "²:30", "١٢:٣٠"])
 def test_a_bad_time_of_day_is_refused_with_the_format(bad: str) -> None:
     with pytest.raises(ConfigError, match="ROOKHAVEN_VERIFY_AT must be a time of day as HH:MM"):
         Settings.from_mapping({"ROOKHAVEN_VERIFY_AT": bad})

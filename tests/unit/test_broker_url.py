@@ -1,4 +1,4 @@
-"""ROOKHAVEN_BROKER_URL: a broker apart from the store, the store's by default, never a cluster."""
+"""Redis URLs as checked at start-up; ROOKHAVEN_BROKER_URL apart from the store, never a cluster."""
 
 from __future__ import annotations
 
@@ -79,3 +79,15 @@ def test_a_cluster_url_may_name_its_only_database_and_a_node_of_one_is_named_in_
     with (pytest.raises(StoreUnavailableError, match=r"name the cluster as redis\+cluster://"),
           translated(client, "reading the store's layout")):
         raise MovedError("3121 127.0.0.1:7001")  # what a node answers for another's slot
+
+
+@pytest.mark.parametrize("database", ["3x", "abc", "²", "٣", "0/extra"])
+def test_a_database_that_is_not_a_number_is_refused_not_read_as_database_0(
+        database: str) -> None:
+    with pytest.raises(ConfigError, match=f"has database '{database}'; the database is a number"):
+        connect(f"redis://127.0.0.1:6379/{database}")
+
+
+def test_a_numbered_database_or_none_is_accepted() -> None:
+    assert connect("redis://127.0.0.1:6379/3").connection_pool.connection_kwargs["db"] == 3
+    assert connect("redis://127.0.0.1:6379/").connection_pool.connection_kwargs.get("db", 0) == 0

@@ -59,6 +59,15 @@ def test_a_checkpoint_is_signed_only_when_the_log_grew(store: Store) -> None:
     assert [note for _, note in store.checkpoints.since()] == [first, second]
 
 
+def test_a_checkpoint_file_an_editor_gave_a_byte_order_mark_still_verifies(
+        store: Store, tmp_path: Path) -> None:
+    put(store, 5)
+    path = tmp_path / "cp"
+    path.write_bytes(b"\xef\xbb\xbf" + checkpoints.current(store, PRIVATE).encode())
+    signed = checkpoints.checked(checkpoints.read_note(path, "a checkpoint"), VERIFIER)
+    assert signed.trees[0].size == 5
+
+
 def test_an_inclusion_proof_is_against_the_latest_checkpoint_and_verifies(store: Store) -> None:
     put(store, 9)
     checkpoints.sign_now(store, PRIVATE)

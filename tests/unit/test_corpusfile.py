@@ -32,6 +32,13 @@ def test_beir_jsonl_maps_id_and_title_and_keeps_extra_keys_as_metadata(tmp_path:
     assert second.fields == {}
 
 
+def test_a_title_given_both_ways_alike_is_one_title(tmp_path: Path) -> None:
+    path = _write(tmp_path, "c.jsonl",
+                  '{"_id": "1", "title": "Crane", "fields": {"title": "Crane"}, "text": "x"}\n')
+    (doc,) = load_documents(path, max_docs=10)
+    assert doc.fields == {"title": "Crane"}
+
+
 @pytest.mark.parametrize(("name", "content", "message"), [
     ("bad.jsonl", '{"_id": "1", "text": "a"}\n{"_id": "2", "text": }\n',
      r"bad.jsonl: line 2: not valid JSON"),
@@ -45,6 +52,8 @@ def test_beir_jsonl_maps_id_and_title_and_keeps_extra_keys_as_metadata(tmp_path:
      r"dup.json: index 1: duplicate document id 'a' \(first at index 0\)"),
     ("noid.jsonl", '{"text": "a"}\n', r"noid.jsonl: line 1: document has no 'id'"),
     ("text.jsonl", '{"_id": "a", "text": 5}\n', r"'text' must be a string"),
+    ("titles.jsonl", '{"_id": "a", "title": "crane", "fields": {"title": "tide"}}\n',
+     r"titles.jsonl: line 1: document 'a': 'title' and 'fields.title' differ; keep one"),
     ("empty.jsonl", "\n\n", r"empty.jsonl: contains no documents"),
     ("scalar.json", '["x"]', r"scalar.json: index 0: a document must be a JSON object, got str"),
 ])

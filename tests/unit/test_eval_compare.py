@@ -47,6 +47,9 @@ def test_a_parameter_no_compared_engine_takes_is_refused(
     assert main(["eval", str(a), "--engine", "bm25@2", "--engine", "bm25@3",
                  "--param", "bm25@3:fb_docs=5", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["params"]["bm25@3"] == {"fb_docs": 5}
+    assert main(["eval", str(a), "--engine", "bm25@2", "--param", "tfcosine@1:k1=1"]) == 2
+    assert ("names tfcosine@1, which is not compared here (bm25@2); add --engine tfcosine@1"
+            in capsys.readouterr().err)
 
 
 def test_paired_tests_are_scipy_s_and_identical_samples_give_one() -> None:

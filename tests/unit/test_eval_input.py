@@ -72,3 +72,25 @@ def test_judgements_naming_unknown_queries_or_documents_are_counted_and_warned_o
     assert "not in queries.jsonl" in err and "not in corpus.jsonl" in err
     # The unknown query is left out; the unknown document is a relevant one never found.
     assert report["ndcg@10"] < plain["ndcg@10"] and report["success@1"] == plain["success@1"]
+
+
+def test_a_run_file_is_refused_before_ranking_when_an_id_holds_white_space(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _collection(tmp_path / "c")
+    corpus = root / "corpus.jsonl"
+    corpus.write_text(corpus.read_text().replace('"d2"', '"doc two"'))
+    run_file = tmp_path / "run.txt"
+    status = main(["eval", str(root), "--run-out", str(run_file)])
+    err = capsys.readouterr().err
+    assert status == 2 and "the id 'doc two' holds white space" in err, err
+    assert not run_file.exists()
+    assert main(["eval", str(root), "--format", "json"]) == 0  # without a run file it ranks
+
+
+def test_a_split_file_with_a_byte_order_mark_names_its_queries(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _collection(tmp_path / "c")
+    split = tmp_path / "split.txt"
+    split.write_bytes(b"\xef\xbb\xbf1\n2\n")
+    assert main(["eval", str(root), "--queries-split", str(split), "--format", "json"]) == 0
+    capsys.readouterr()

@@ -212,6 +212,25 @@ def test_with_a_mirror_an_erasure_of_result_and_leaf_names_the_key_and_no_other(
     assert {key for _, key in alone if key not in ("log", "store")} == {victim}
 
 
+def test_a_mirror_path_that_is_no_directory_is_an_alarm_and_a_run_says_what_it_held(
+        pipeline: Pipeline, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    for wrong in (tmp_path / "typo", tmp_path / "file"):
+        # A mistyped path (or a mirror deleted) would otherwise check nothing and pass clean.
+        run = Verifier(pipeline.store, pipeline.settings.with_overrides(
+            log_mirror_dir=wrong)).run(Selection(all=True))
+        (bad,) = [v for v in run.verdicts if v.alarm]
+        assert (bad.outcome, bad.key) == ("log-inconsistent", "log")
+        assert f"the log mirror {wrong} is not a directory, yet the log holds" in bad.detail
+        assert run.mirror_leaves is None
+    Mirror(tmp_path / "m").update(pipeline.store)
+    run = Verifier(pipeline.store, pipeline.settings.with_overrides(
+        log_mirror_dir=tmp_path / "m")).run(Selection(all=True))
+    assert run.mirror_leaves == sum(log.size() for log in pipeline.store.logs) > 0
+    assert Verifier(pipeline.store, pipeline.settings).run(
+        Selection(all=True)).mirror_leaves is None
+
+
 def test_an_intact_log_and_mirror_verify_clean_and_a_changed_mirror_is_named(
         pipeline: Pipeline, tmp_path: Path) -> None:
     pin = pinned(pipeline)

@@ -41,6 +41,8 @@ def test_tls_and_the_sentinels_own_login_come_from_the_scheme_and_options() -> N
     ("sentinel://h:0/svc", "Sentinel address 'h:0'"),
     ("sentinel://h:26379,,g/svc", "Sentinel address ''"),
     ("sentinel://h/svc/db1", "database 'db1'"),
+    ("sentinel://h/svc/²", "database '²'"),
+    ("sentinel://h/svc/٣", "database '٣'"),
     ("sentinel://h/svc?ssl_cert_reqs=none", "TLS options without TLS"),
     ("sentinel://h/svc?sentinel_pasword=x", "unknown option.*sentinel_pasword.*accepted: "),
 ])

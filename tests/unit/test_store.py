@@ -95,6 +95,9 @@ def test_unknown_corpus_references_name_what_exists(store: Store) -> None:
         store.corpora.resolve("quay")
     with pytest.raises(NotFoundError, match=r"versions 1\.\.1"):
         store.corpora.resolve("port@7")
+    for other_digit in ("port@²", "port@①", "port@١"):  # digits int() reads, or fails on
+        with pytest.raises(NotFoundError, match=r"versions 1\.\.1"):
+            store.corpora.resolve(other_digit)
     with pytest.raises(NotFoundError, match="corpus add"):
         store.corpora.resolve("sha256:" + "0" * 64)
 
