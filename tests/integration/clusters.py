@@ -91,6 +91,9 @@ class ClusterNodes:
         the primary that lost its own (the dead node never comes back with a stale view of
         the slots it served). Its port."""
         orphan = next(port for port in self.primaries() if not self.replicas_of(port))
+        # add-node refuses while the nodes' views of the failover still differ (gossip
+        # spreads it over a node timeout or two; longer on a loaded machine).
+        wait_until(lambda: self.agree(orphan), 60, what="every node to agree on the failover")
         port = _node_port()
         self.start(port)
         added = subprocess.run(
@@ -100,6 +103,13 @@ class ClusterNodes:
         assert added.returncode == 0, added.stdout[-2000:] + added.stderr[-2000:]
         del self.procs[dead]
         return port
+
+    def agree(self, port: int) -> bool:
+        """Whether every node reachable from ``port`` holds the same slot configuration
+        (the check ``redis-cli --cluster add-node`` makes before it adds one)."""
+        check = subprocess.run(["redis-cli", "--cluster", "check", f"127.0.0.1:{port}"],
+                               capture_output=True, text=True, timeout=60, check=False)
+        return "don't agree" not in check.stdout + check.stderr
 
     def replicas_of(self, port: int) -> int:
         """How many replicas of the primary on ``port`` are online (synced, streaming)."""
