@@ -58,10 +58,10 @@ def _record(raw: Any, where: str) -> dict[str, Any]:
     if title is not None:
         if not isinstance(title, str):
             raise CorpusError(f"{where}: document {shown(doc_id)}: 'title' must be a string")
-        if title.strip() and fields.get("title", title) != title:
-            raise CorpusError(f"{where}: document {shown(doc_id)}: 'title' and 'fields.title' "
-                              "differ; keep one")
         if title.strip():
+            if fields.get("title", title) != title:
+                raise CorpusError(f"{where}: document {shown(doc_id)}: 'title' and "
+                                  "'fields.title' differ; keep one")
             fields = {**fields, "title": title}
     metadata = raw.get("metadata", {})
     if not isinstance(metadata, dict):

@@ -95,9 +95,8 @@ def engine(raw: str) -> str:
 
 
 def clock_time(raw: str) -> str:
-    hours, _, minutes = raw.strip().partition(":")
-    # ASCII digits only: int() also reads other scripts' digits (and str.isdigit() passes '²').
-    if not (f"{hours}{minutes}".isascii() and hours.isdigit() and minutes.isdigit()
-            and int(hours) < 24 and int(minutes) < 60 and len(minutes) == 2):
+    # ASCII digits only, as whole() reads them (int() also takes other scripts' digits).
+    found = re.fullmatch(r"([0-9]+):([0-9]{2})", raw.strip())
+    if found is None or int(found[1]) >= 24 or int(found[2]) >= 60:
         raise ValueError("must be a time of day as HH:MM (UTC), like 02:30")
-    return f"{int(hours):02d}:{minutes}"
+    return f"{int(found[1]):02d}:{found[2]}"

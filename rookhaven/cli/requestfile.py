@@ -6,6 +6,7 @@ One request per line: ``query``, and optionally ``recallBudget``, ``seed``, ``de
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ def read_requests(path: Path, settings: Settings,
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read it: {exc.strerror or exc}") from None
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a byte order mark some editors write
+    data = data.removeprefix(codecs.BOM_UTF8)  # a byte order mark some editors write
     found = [_line(raw, settings, defaults, f"{path}: line {number}")
              for number, raw in enumerate(data.split(b"\n"), start=1) if raw.strip()]
     if not found:
@@ -56,13 +57,13 @@ def read_requests(path: Path, settings: Settings,
 def _line(raw: bytes, settings: Settings, defaults: Defaults,
           where: str) -> tuple[RetrievalRequest, str]:
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:  # orjson's own words for it name surrogates
-        raise InputError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line); save the "
-                         "file as UTF-8") from None
-    try:
         item: Any = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:  # orjson's own words for it name surrogates
+            raise InputError(f"{where}: not UTF-8 (byte {bad.start + 1} of the line); save "
+                             "the file as UTF-8") from None
         raise InputError(f"{where}: not JSON ({exc})") from None
     if not isinstance(item, dict):
         raise InputError(f"{where}: expected a JSON object, got {type(item).__name__}")

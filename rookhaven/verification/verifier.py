@@ -56,7 +56,6 @@ class Verifier:
         self.mirror = (Mirror(settings.log_mirror_dir) if settings.log_mirror_dir is not None
                        else None)
 
-
     def choose(self, selection: Selection) -> tuple[list[str], str | None]:
         """The keys ``selection`` names, and the sample seed used (None if not sampled)."""
         if selection.keys:
@@ -129,6 +128,9 @@ class Verifier:
         else:
             listed, seed = self.choose(selection)
             keys, total = iter(listed), len(listed)
+        # Counted before the check reads it: beat may grow the mirror while the run goes on.
+        mirror_leaves = (self.mirror.size_all() if self.mirror is not None
+                         and self.mirror.directory.is_dir() else None)
         verdicts: list[Verdict] = (check_log(self.store, pinned, mirror=self.mirror)
                                    if pinned is not None or self.mirror is not None else [])
         if not selection.keys:
@@ -164,8 +166,7 @@ class Verifier:
                         or v.outcome in ("no-recipe", "unreplayable") for v in verdicts),
             alarms=sum(v.alarm for v in verdicts), verdicts=verdicts,
             matched_by_engine=dict(sorted(matched.items())),
-            mirror_leaves=(self.mirror.size_all() if self.mirror is not None
-                           and self.mirror.directory.is_dir() else None),
+            mirror_leaves=mirror_leaves,
         )
         self.store.verifications.record(run)
         log.info("verification run %s: %d checked, %d matched, %d alarms, %d drift",

@@ -15,15 +15,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ranking  # noqa: E402
-
-from rookhaven.evaluation import load_collection  # noqa: E402
-from rookhaven.evaluation.metrics import ndcg  # noqa: E402
-from rookhaven.evaluation.significance import paired_p  # noqa: E402
+from textchange import compare
 
 ENGINE = "bm25@5"
 
@@ -39,19 +33,8 @@ def fold(text: str) -> str:
 
 def main(paths: list[str]) -> None:
     for path in map(Path, paths):
-        collection = load_collection(path, max_docs=10**7)
-        folded = [d.model_copy(update={"text": fold(d.text),
-                                       "fields": {k: fold(v) for k, v in d.fields.items()}})
-                  for d in collection.documents]
-        as_is = ranking.build_rookhaven(collection.documents, engine=ENGINE)
-        folding = ranking.build_rookhaven(folded, engine=ENGINE)
-        queries = sorted(collection.queries)
-        a = [ndcg(as_is(collection.queries[q], 100), collection.qrels.get(q, {}), 10)
-             for q in queries]
-        b = [ndcg(folding(fold(collection.queries[q]), 100), collection.qrels.get(q, {}), 10)
-             for q in queries]
-        p = 1.0 if a == b else paired_p(a, b)
-        print(f"{path.name}: {sum(a) / len(a):.4f} as is, {sum(b) / len(b):.4f} folded (p {p:.2g})")
+        as_is, folded, p = compare(path, fold, fold, ENGINE)
+        print(f"{path.name}: {as_is:.4f} as is, {folded:.4f} folded (p {p:.2g})")
 
 
 if __name__ == "__main__":

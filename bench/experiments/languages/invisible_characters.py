@@ -20,15 +20,9 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import ranking  # noqa: E402
-
-from rookhaven.evaluation import load_collection  # noqa: E402
-from rookhaven.evaluation.metrics import ndcg  # noqa: E402
-from rookhaven.evaluation.significance import paired_p  # noqa: E402
+from textchange import compare
 
 # DerivedCoreProperties.txt 14.0, Default_Ignorable_Code_Point (unassigned ones included).
 IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
@@ -37,8 +31,6 @@ IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x11
              (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
              (0xE0000, 0xE0FFF))
 PATTERN = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in IGNORABLE) + "]")
-
-
 LONG_WORD = re.compile(r"\w{11,}")
 
 
@@ -48,33 +40,18 @@ def hyphenated(text: str) -> str:
 
 
 def main(mode: str, paths: list[str]) -> None:
-    def change(text: str) -> str:
-        if mode == "hyphenate":
-            return hyphenated(text)
+    def removed(text: str) -> str:
         return PATTERN.sub(" " if mode == "space" else "", text)
 
     for path in map(Path, paths):
-        collection = load_collection(path, max_docs=10**7)
-        changed = [d.model_copy(update={"text": change(d.text),
-                                        "fields": {k: change(v) for k, v in d.fields.items()}})
-                   for d in collection.documents]
-        as_is = ranking.build_rookhaven(collection.documents, engine="bm25@5")
-        other = ranking.build_rookhaven(changed, engine="bm25@5")
-        queries = sorted(collection.queries)
-        a = [ndcg(as_is(collection.queries[q], 100), collection.qrels.get(q, {}), 10)
-             for q in queries]
-        asked = (lambda q: q) if mode == "hyphenate" else change  # queries are typed
-        b = [ndcg(other(asked(collection.queries[q]), 100), collection.qrels.get(q, {}), 10)
-             for q in queries]
-        if mode == "hyphenate":  # the hyphenated documents are the ones ranked as they are
-            a, b = b, a
-        p = 1.0 if a == b else paired_p(a, b)
-        if mode == "hyphenate":
-            print(f"{path.name}: {sum(a) / len(a):.4f} with soft hyphens, {sum(b) / len(b):.4f} "
-                  f"without (p {p:.2g})")
+        if mode == "hyphenate":  # queries are typed: only the documents carry soft hyphens
+            without, hyphens, p = compare(path, hyphenated, lambda q: q)
+            print(f"{path.name}: {hyphens:.4f} with soft hyphens, {without:.4f} without "
+                  f"(p {p:.2g})")
             continue
-        print(f"{path.name}: {sum(a) / len(a):.4f} as is, {sum(b) / len(b):.4f} with "
-              f"ignorables {mode} (p {p:.2g})")
+        as_is, changed, p = compare(path, removed, removed)
+        print(f"{path.name}: {as_is:.4f} as is, {changed:.4f} with ignorables {mode} "
+              f"(p {p:.2g})")
 
 
 if __name__ == "__main__":
