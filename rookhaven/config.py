@@ -63,7 +63,7 @@ class Settings:
     max_metadata_depth: int = 32
     max_seed_len: int = 256
     default_seed: str = DEFAULT_SEED
-    engine: str = "bm25@5"
+    engine: str = "bm25@6"
     log_level: str = "info"
     # May carry a password: kept out of repr like the token below.
     redis_url: str | None = dataclasses.field(default=None, repr=False)

@@ -28,9 +28,10 @@ CONTEXTS: tuple[Callable[[str], str], ...] = (
     lambda ch: "ab" + ch + "cd",
     lambda ch: "A\u0323" + ch + "\u0301B",
 )
-# The context for the "words" split (bm25@5): inside a word, before a combining mark and an
-# unsegmented letter. (Its only interpreter-dependent step is the normalisation the token
-# digest already covers in three contexts; the rest is the pinned tables' patterns.)
+# The context for the "words" and "visible-words" splits (bm25@5, bm25@6): inside a word,
+# before a combining mark and an unsegmented letter. (Its only interpreter-dependent step is
+# the normalisation the token digest already covers in three contexts; the rest is the
+# pinned tables' patterns.)
 WORD_CONTEXT: Callable[[str], str] = lambda ch: "ab" + ch + "\u0301\u6e2f"  # noqa: E731
 _UNPINNED = re.compile(r"[^\W_]+")
 
@@ -57,7 +58,8 @@ def stem_digest(stem_words: Callable[[list[str]], list[str]], golden: Path) -> s
 
 
 def words_digest(split_words: Callable[[str], list[str]]) -> str:
-    """sha256 over the "words" tokens of every code point in WORD_CONTEXT."""
+    """sha256 over the tokens ``split_words`` (a "words" split) gives every code point in
+    WORD_CONTEXT."""
     h = hashlib.sha256()
     for cp in range(LAST + 1):
         h.update("\x1f".join(split_words(WORD_CONTEXT(chr(cp)))).encode("utf-8", "surrogatepass"))
@@ -94,4 +96,5 @@ if __name__ == "__main__":
     found = digests(rules.split_tokens, snowball.EnglishStemmer().stem_words, golden,
                     third_party)
     found["words"] = words_digest(rules.split_words)
+    found["visible"] = words_digest(rules.split_visible_words)
     print(json.dumps(found))

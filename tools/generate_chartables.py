@@ -87,6 +87,43 @@ def unsegmented(cp: int) -> bool:
             and unicodedata.name(ch, "").startswith(UNSEGMENTED_NAMES))
 
 
+# Default_Ignorable_Code_Point, from DerivedCoreProperties.txt of each version (unassigned
+# code points included: Unicode reserves them as ignorable). unicodedata has no such
+# property, so the list is data here, checked against the general categories by
+# ``ignorable``.
+DEFAULT_IGNORABLE = {
+    "14.0": ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+             (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+             (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+             (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+             (0xE0000, 0xE0FFF)),
+}
+# The format characters (Cf) that are shown, and so not ignorable: the prepended
+# concatenation marks (Arabic number signs, Syriac and Kaithi abbreviation marks), the
+# interlinear annotation characters and the Egyptian hieroglyph format controls.
+VISIBLE_FORMAT = ((0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
+                  (0x08E2, 0x08E2), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+                  (0x13430, 0x13438))
+
+
+def ignorable(version: str) -> Callable[[int], bool]:
+    """Membership in ``version``'s default-ignorable list, after checking the list against
+    the interpreter's categories: every listed code point is a format character, a
+    nonspacing mark, a Hangul filler or unassigned, and every other format character is
+    one of VISIBLE_FORMAT (so a list copied wrong, or one missing a new Cf, is refused)."""
+    listed = frozenset(cp for lo, hi in DEFAULT_IGNORABLE[version] for cp in range(lo, hi + 1))
+    shown = frozenset(cp for lo, hi in VISIBLE_FORMAT for cp in range(lo, hi + 1))
+    for cp in range(LAST + 1):
+        category = unicodedata.category(chr(cp))
+        if cp in listed:
+            if category not in ("Cf", "Mn", "Cn") and "FILLER" not in unicodedata.name(chr(cp)):
+                raise SystemExit(f"U+{cp:04X} ({category}) is listed as default-ignorable")
+        elif category == "Cf" and cp not in shown:
+            raise SystemExit(f"U+{cp:04X} is a format character missing from the "
+                             f"default-ignorable list of {version}")
+    return listed.__contains__
+
+
 def _escape(text: str) -> str:
     out = []
     for ch in text:
@@ -132,6 +169,8 @@ def render(version: str) -> str:
          "(UNSEGMENTED_NAMES).", unsegmented),
         ("SPACE", "Code points with str.isspace(): what \\s matches in a str pattern of re.",
          lambda cp: chr(cp).isspace()),
+        ("IGNORABLE", "Default_Ignorable_Code_Point (DerivedCoreProperties.txt; unassigned "
+         "ones included).", ignorable(version)),
     )
     runs, expansions = casefold_tables()
     lines = [
@@ -172,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"this interpreter ({sys.version.split()[0]}) has Unicode "
                      f"{unicodedata.unidata_version}; run the generator under one with "
                      f"Unicode {args.version} (14.0 is CPython 3.11, 15.0 3.12, 15.1 3.13)")
+    if args.version not in DEFAULT_IGNORABLE:
+        parser.error(f"no default-ignorable list for Unicode {args.version} yet: add the "
+                     f"ranges of its DerivedCoreProperties.txt to DEFAULT_IGNORABLE")
     source = render(args.version)
     if args.stdout:
         sys.stdout.write(source)

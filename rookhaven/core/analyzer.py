@@ -28,7 +28,9 @@ IDENTIFIERS = ("none", "split")
 # How text becomes tokens: maximal runs of letters and digits (every engine before bm25@5),
 # or words that keep their combining marks, with unsegmented scripts cut into letters and
 # pairs of letters (TextRules.split_words, docs/adr/0039-words-in-every-script.md).
-SPLITS = ("alnum-runs", "words")
+# "visible-words" is "words" after removing the invisible characters that do not part words
+# (TextRules.split_visible_words, docs/adr/0040-invisible-characters.md).
+SPLITS = ("alnum-runs", "words", "visible-words")
 # Identifier shapes, ASCII only so that no interpreter's case tables decide a split:
 # snake_case (sys_id) and words with a lower-to-upper hump (getUserRoles, HTTPServer2).
 # A word is whole: neither end touches another ASCII letter or digit or any non-ASCII
@@ -109,8 +111,10 @@ class Analyzer:
             raise ConfigError(f"unknown split {self.split!r}; choose one of: "
                               f"{', '.join(SPLITS)}")
         rules = self._rules
-        object.__setattr__(self, "_split", rules.split_words if self.split == "words"
-                           else rules.split_tokens)
+        object.__setattr__(self, "_split", {"alnum-runs": rules.split_tokens,
+                                            "words": rules.split_words,
+                                            "visible-words": rules.split_visible_words,
+                                            }[self.split])
 
     def split_tokens(self, text: str) -> list[str]:
         """Every token of ``text`` in order, stop words included."""

@@ -5,8 +5,9 @@ Separators (docs/adr/0003-decomposition.md):
   ``together with``, ``in addition to``, ``and``, ``or``, ``then``, ``also``, ``plus``;
 - ``;`` ``!`` ``?`` ``&`` and line breaks anywhere;
 - ``,`` ``.`` ``:`` when followed by white space or the end (so ``3.5`` and ``1,000`` stay whole);
-- under the "words" split (bm25@5 on), also the clause punctuation of other scripts
-  (``CLAUSE_MARKS``: ideographic and full-width, Arabic, Devanagari, ...) anywhere.
+- under the "words" and "visible-words" splits (bm25@5 on), also the clause punctuation of
+  other scripts (``CLAUSE_MARKS``: ideographic and full-width, Arabic, Devanagari, ...)
+  anywhere.
 
 "Word" and "white space" are those of the analyzer's pinned Unicode version, never the
 interpreter's (ADR 0011): ASCII queries, where every version agrees, take a plain pattern.
@@ -52,6 +53,9 @@ def _pinned(unicode: str, split: str) -> tuple[re.Pattern[str], str]:
     if split == "words":  # a word keeps its marks: "and" after one is inside the word
         return _separator(rules.word_class() + rules.mark_class(), rules.space_class(),
                           CLAUSE_MARKS), spaces
+    if split == "visible-words":  # and the invisible characters the analyzer removes
+        return _separator(rules.word_class() + rules.mark_class() + rules.invisible_class(),
+                          rules.space_class(), CLAUSE_MARKS), spaces
     return _separator(rules.word_class(), rules.space_class()), spaces
 
 

@@ -156,6 +156,11 @@ ENGINES: tuple[EngineSpec, ...] = (
                golden="sha256:68c022d84e5d482abd76e27b3afac724c657146c7ce0759979c8b4537b6e7c63",
                summary="bm25@2's ranking with words in every script: combining marks kept, "
                        "CJK and Thai cut into pairs of letters, their clause marks split"),
+    EngineSpec("bm25", "6", Bm25Provider, default_stemmer="english",
+               analysis=(("split", "visible-words"),),
+               golden="sha256:4f878a78f67bb15aa60cbd38566fbbdd1db5c1eae1f3d88ba3b7495034806e3e",
+               summary="bm25@5 with invisible characters removed: soft hyphens, joiners and "
+                       "variation selectors no longer split or change a word"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release that is not a preview.

@@ -34,12 +34,14 @@ class CharTables:
     marks: tuple[tuple[int, int], ...]
     unsegmented: tuple[tuple[int, int], ...]
     space: tuple[tuple[int, int], ...]
+    ignorable: tuple[tuple[int, int], ...]
 
 
 UNICODE_VERSIONS: Mapping[str, CharTables] = MappingProxyType({
     "14.0": CharTables(unicode_14_0.UNICODE_VERSION, unicode_14_0.ASSIGNED, unicode_14_0.ALNUM,
                        unicode_14_0.CASEFOLD_RUNS, unicode_14_0.CASEFOLD_EXPANSIONS,
-                       unicode_14_0.MARKS, unicode_14_0.UNSEGMENTED, unicode_14_0.SPACE),
+                       unicode_14_0.MARKS, unicode_14_0.UNSEGMENTED, unicode_14_0.SPACE,
+                       unicode_14_0.IGNORABLE),
 })
 
 
@@ -84,6 +86,26 @@ def _union(*tables: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
+# The zero-width space and non-joiner part words as a space would (Thai and Khmer mark word
+# breaks with the one, Persian a prefix or suffix with the other): not removed as invisible.
+WORD_PARTING = ((0x200B, 0x200C),)
+
+
+def _minus(ranges: tuple[tuple[int, int], ...], cut: tuple[tuple[int, int], ...]
+           ) -> tuple[tuple[int, int], ...]:
+    """``ranges`` without the code points of ``cut``."""
+    kept: list[tuple[int, int]] = []
+    for lo, hi in ranges:
+        for c_lo, c_hi in cut:
+            if c_lo <= hi and lo <= c_hi:  # overlap: keep what lies either side
+                if lo < c_lo:
+                    kept.append((lo, c_lo - 1))
+                lo = c_hi + 1
+        if lo <= hi:
+            kept.append((lo, hi))
+    return tuple(kept)
+
+
 def _fold_table(tables: CharTables) -> tuple[int | str, ...]:
     # A sequence indexed by code point translates about twice as fast as a dict (a miss in
     # a dict raises KeyError inside str.translate); past its end nothing folds.
@@ -109,6 +131,10 @@ class TextRules:
     _word: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _unsegmented_run: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _cluster: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    # The "visible-words" split (split_visible_words): the characters it removes first.
+    _invisible_ranges: tuple[tuple[int, int], ...] = field(init=False, repr=False,
+                                                           compare=False)
+    _invisible: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         tables = self.tables
@@ -121,6 +147,10 @@ class TextRules:
         set_(self, "_unsegmented_run", re.compile(f"((?:{cluster})+)"))
         set_(self, "_cluster", re.compile(cluster))
         set_(self, "_fold", _fold_table(tables))
+        set_(self, "_invisible_ranges", _minus(tables.ignorable, WORD_PARTING))
+        # One plain class: with its three astral ranges it searches about twice as fast as
+        # _run's form, which pays for its lookahead at every character.
+        set_(self, "_invisible", re.compile(f"[{_char_class(self._invisible_ranges)}]+"))
         alnum = re.compile(f"[{_char_class(tables.alnum)}]")
         set_(self, "_ascii_gaps", {c: " " for c in range(128) if not alnum.match(chr(c))})
 
@@ -181,6 +211,21 @@ class TextRules:
                     found.append(letters[0])
                 found += map(str.__add__, letters, letters[1:])
         return found
+
+    def visible(self, text: str) -> str:
+        """``text`` without the default-ignorable code points that do not part words (soft
+        hyphens, joiners, bidi controls, variation selectors, tags: docs/adr/0040)."""
+        return text if text.isascii() else self._invisible.sub("", text)
+
+    def split_visible_words(self, text: str) -> list[str]:
+        """Every token of ``text`` in order under the "visible-words" split (ADR 0040):
+        ``split_words`` of the text without what ``visible`` removes, removed before
+        normalising so that a letter and its mark compose across one."""
+        return self.split_words(self.visible(text))
+
+    def invisible_class(self) -> str:
+        """A character class (without brackets) of what ``visible`` removes."""
+        return _char_class(self._invisible_ranges)
 
     def word_class(self) -> str:
         """A character class (without brackets) of what re's ``\\w`` matched under this

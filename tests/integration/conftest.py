@@ -19,7 +19,7 @@ def compiled_kernels() -> None:
     subprocess starts. A cold cache costs ~45 s of compiling (bm25@3 compiles the most), and
     worker processes that each compile it at once, on a loaded machine, ran past the tests'
     waits; with the cache filled they load it in about a second."""
-    warm_up(["bm25@5", "bm25@3"])
+    warm_up(["bm25@6", "bm25@3"])
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_demo_runs_the_pipeline_end_to_end_without_any_service_or_network() -> N
     assert re.findall(r"^query \d+ of \d+: ", out, re.MULTILINE) == ["query 1 of 12: "]
     assert "the other 11 jobs are done too" in out
     # The columns are explained, and scores are the engine's integers, not rounded decimals
-    # (the default bm25@5 counts 2**24 units, as bm25@2 did: ADR 0039).
+    # (the default bm25@6 counts 2**24 units, as bm25@2 did: ADR 0039, 0040).
     assert "`via` is the number of the subquery" in out and "units of 1/2^24" in out
     first_hit = out.split("----  ---------")[1].splitlines()[1].split()
     assert first_hit[0] == "1" and first_hit[2].isdigit(), first_hit

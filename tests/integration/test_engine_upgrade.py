@@ -74,8 +74,8 @@ def test_results_of_every_engine_version_replay_after_an_upgrade_without_job_rec
 
 def test_results_stored_under_bm25_3_verify_after_the_default_moves_on(
         env: dict[str, str], workers: WorkerFarm) -> None:
-    # Releases before ADR 0024 defaulted to bm25@3, ADR 0024's to bm25@2; this one to bm25@5
-    # (ADR 0039; no setting needed).
+    # Releases before ADR 0024 defaulted to bm25@3, ADR 0024's to bm25@2, ADR 0039's to
+    # bm25@5; this one to bm25@6 (ADR 0040; no setting needed).
     old_env = {**env, "ROOKHAVEN_ENGINE": "bm25@3"}
     old = open_pipeline(Settings.from_mapping(old_env))
     old.add_corpus(documents(200), "port")
@@ -84,17 +84,17 @@ def test_results_stored_under_bm25_3_verify_after_the_default_moves_on(
     workers.kill(worker)
 
     new_env = {k: v for k, v in env.items() if k != "ROOKHAVEN_ENGINE"}
-    assert Settings.from_mapping(new_env).engine == "bm25@5"
+    assert Settings.from_mapping(new_env).engine == "bm25@6"
     new = open_pipeline(Settings.from_mapping(new_env))
     workers.env = new_env
     workers.start("new", 2)
     made += submit_and_drain(new, "v3-")  # the same requests, now under the new default
     engines = {orjson.loads(new.store.results.audit(k))["engine"]["version"] for k in made}
-    assert engines == {"1.3", "1.5"} and len(set(made)) == 60
+    assert engines == {"1.3", "1.6"} and len(set(made)) == 60
 
     done = rookhaven(new_env, "verify", "--all", "--json")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     run = orjson.loads(done.stdout)
     assert (run["checked"], run["matched"], run["alarms"], run["drift"]) == (60, 60, 0, 0)
     assert run["verdicts"] == []  # matches are counted per engine, not listed
-    assert set(run["matched_by_engine"]) == {"bm25@3", "bm25@5"}
+    assert set(run["matched_by_engine"]) == {"bm25@3", "bm25@6"}

@@ -167,7 +167,7 @@ def test_the_pruned_kernel_keeps_exactly_the_documents_at_or_above_the_kth_score
 def test_bm25_is_the_default_provider_everywhere() -> None:
     from rookhaven.config import Settings
 
-    assert Settings().engine == Settings.from_mapping({}).engine == "bm25@5"
+    assert Settings().engine == Settings.from_mapping({}).engine == "bm25@6"
     result = retrieve(RetrievalRequest(query="tide"), CORPUS)
     assert result.audit.engine.name == "bm25"
     assert Retriever(CORPUS).provider.name == "bm25"

@@ -76,7 +76,7 @@ def test_every_setting_has_exactly_one_spec_and_its_default_comes_from_settings(
 def test_flags_named_like_a_setting_win_over_the_environment_and_others_are_ignored() -> None:
     s = Settings.from_mapping({"ROOKHAVEN_VERIFY_SAMPLE": "50", "ROOKHAVEN_ENGINE": "bm25"})
     flagged = s.with_flags({"verify_sample": 7, "engine": None, "query": "crane"})
-    assert (flagged.verify_sample, flagged.engine) == (7, "bm25@5")
+    assert (flagged.verify_sample, flagged.engine) == (7, "bm25@6")
     assert s.with_flags({"engine": "bm25@1"}).engine == "bm25@1"
     with pytest.raises(InputError, match="unknown engine 'bm25@9'; choose one of: tfcosine@1"):
         s.with_flags({"engine": "bm25@9"})

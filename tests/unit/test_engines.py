@@ -22,16 +22,17 @@ DOCS = [Document(id="a", text="crane faults at berth 7"), Document(id="b", text=
 
 
 def test_a_bare_name_is_its_default_version_and_a_stored_bare_name_its_first() -> None:
-    # bm25@3 and bm25@4 are previews: bm25@5 is what a bare name means (ADR 0024, 0039).
-    assert engine_spec("bm25").ref == "bm25@5"
+    # bm25@3 and bm25@4 are previews: bm25@6 is what a bare name means (ADR 0024, 0040).
+    assert engine_spec("bm25").ref == "bm25@6"
     assert engine_spec("bm25@4").ref == "bm25@4"
     assert engine_spec("bm25@1").ref == "bm25@1"
     assert engine_spec("bm25@3").ref == "bm25@3"
     assert stored_engine("bm25").ref == "bm25@1"  # records before versions meant bm25@1
     assert stored_engine("bm25@2").ref == "bm25@2"
     with pytest.raises(UnknownProviderError,
-                       match="choose one of: tfcosine@1, bm25@1, bm25@2, bm25@3, bm25@4, bm25@5"):
-        engine_spec("bm25@6")
+                       match="choose one of: tfcosine@1, bm25@1, bm25@2, bm25@3, bm25@4, "
+                             "bm25@5, bm25@6"):
+        engine_spec("bm25@7")
 
 
 def test_each_engine_records_the_label_its_audits_name() -> None:

@@ -109,7 +109,7 @@ async def test_retrieve_takes_an_engine_by_name_at_version_and_refuses_an_unknow
     first = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25@1"}))
     default = ok(await inline.call_tool("retrieve", {**args, "engine": "bm25"}))
     assert first["audit"]["engine"] == {"name": "bm25", "version": "1.1"}
-    assert default["audit"]["engine"] == {"name": "bm25", "version": "1.5"}  # ADR 0039
+    assert default["audit"]["engine"] == {"name": "bm25", "version": "1.6"}  # ADR 0040
     assert first["result_key"] != default["result_key"]
     assert "unknown engine 'bm25@7'" in error_text(
         await inline.call_tool("retrieve", {**args, "engine": "bm25@7"}))

@@ -11,7 +11,12 @@ alike, and prints bm25@5's nDCG@10 on the text as is and changed, with the paire
 ``hyphenate`` measures what soft hyphens cost today: a soft hyphen after every fifth letter
 of each document word longer than ten (as HTML hyphenated with ``&shy;`` carries them),
 bm25@5 on those documents against bm25@5 on the documents as they were (which is what
-dropping the ignorables would give back).
+dropping the ignorables would give back). ``--engine bm25@6`` (any engine; default bm25@5)
+ranks with that engine instead: bm25@6 removes them itself (ADR 0040), so with and without
+must be equal there:
+
+    python bench/experiments/languages/invisible_characters.py hyphenate --engine bm25@6 \
+        bench/collections/tldr-de
 """
 
 from __future__ import annotations
@@ -39,22 +44,26 @@ def hyphenated(text: str) -> str:
                                                  for i in range(0, len(m.group(0)), 5)), text)
 
 
-def main(mode: str, paths: list[str]) -> None:
+def main(mode: str, paths: list[str], engine: str) -> None:
     def removed(text: str) -> str:
         return PATTERN.sub(" " if mode == "space" else "", text)
 
     for path in map(Path, paths):
         if mode == "hyphenate":  # queries are typed: only the documents carry soft hyphens
-            without, hyphens, p = compare(path, hyphenated, lambda q: q)
-            print(f"{path.name}: {hyphens:.4f} with soft hyphens, {without:.4f} without "
+            without, hyphens, p = compare(path, hyphenated, lambda q: q, engine)
+            print(f"{path.name} ({engine}): {hyphens:.4f} with soft hyphens, {without:.4f} without "
                   f"(p {p:.2g})")
             continue
-        as_is, changed, p = compare(path, removed, removed)
-        print(f"{path.name}: {as_is:.4f} as is, {changed:.4f} with ignorables {mode} "
+        as_is, changed, p = compare(path, removed, removed, engine)
+        print(f"{path.name} ({engine}): {as_is:.4f} as is, {changed:.4f} with ignorables {mode} "
               f"(p {p:.2g})")
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in ("drop", "space", "hyphenate"):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2:])
+    args = sys.argv[2:]
+    chosen = "bm25@5"
+    if args[:1] == ["--engine"] and len(args) > 2:
+        chosen, args = args[1], args[2:]
+    main(sys.argv[1], args, chosen)
