@@ -53,7 +53,11 @@ class Executor:
         self._fatal = fatal
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
-        """Run each job; per job: 'done', 'skipped:<state>', 'failed' or 'retry'.
+        """Run each job; per job: 'done', 'stored', 'skipped:<state>', 'failed' or 'retry'.
+
+        'stored' is a result stored and logged whose job record was gone by then: Redis
+        restarted without writes it had answered (``appendfsync everysec``, ADR 0023). The
+        result is whole; the record is not recreated, and the job is not counted done.
 
         Jobs go in chunks of ``CHUNK``: a chunk is begun (each job charged an attempt) in
         the round trip that stores the previous chunk's results, so a batch costs one round
@@ -85,10 +89,18 @@ class Executor:
             round_.send(f"storing {len(stored)} result(s) and beginning {len(begun)} job(s)")
             for job_id, seconds, put in stored:
                 try:
-                    put.get()
-                    outcomes[job_id] = ("done", seconds)
+                    verdict = put.get()
                 except IntegrityError:  # logged, recorded and the job closed by the store
                     outcomes[job_id] = ("failed", seconds)
+                    continue
+                outcomes[job_id] = ("stored" if verdict == "stored" else "done", seconds)
+        lost = [job_id for job_id, (outcome, _) in outcomes.items() if outcome == "stored"]
+        if lost:
+            log.warning("%d job record(s) vanished while their jobs ran (first: %s): Redis "
+                        "lost writes it had acknowledged, as it may under appendfsync "
+                        "everysec. Their results are stored and logged; see ops/runbook.md "
+                        "on a crash that lost writes", len(lost), lost[0],
+                        extra={"jobs": len(lost)})
         timed = [(job_id, *outcomes[job_id]) for job_id in dict.fromkeys(job_ids)]
         try:
             self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import fakeredis
 import orjson
@@ -384,3 +385,29 @@ def test_recent_corpora_are_listed_newest_first() -> None:
 def test_prefetching_more_corpora_than_the_cache_holds_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"ROOKHAVEN_WORKER_PREFETCH \(5\) exceeds"):
         Settings.from_mapping({"ROOKHAVEN_WORKER_PREFETCH": "5"})
+
+
+def test_a_job_whose_record_vanishes_while_it_runs_is_stored_not_done(
+        store: Store, settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    # What a Redis restart that dropped acknowledged writes (appendfsync everysec) leaves: the
+    # worker holds the job's spec, the store no longer has its record.
+    class Forgetful(Executor):
+        def _compute_chunk(self, chunk: Any, begun: Any, round_: Any, outcomes: Any) -> Any:
+            stored = super()._compute_chunk(chunk, begun, round_, outcomes)
+            for job_id, _, _ in chunk:
+                shard = store.keys.shard(job_id)
+                store.client.hdel(shard.job_states, job_id)
+                store.client.hdel(shard.job_specs, job_id)
+            return stored
+
+    executor = Forgetful(store, settings)
+    pipe = Pipeline(store, RecordingDispatcher(ledger=store), settings)
+    pipe.add_corpus(DOCS, "port")
+    kept, forgotten = (pipe.submit(RetrievalRequest(query=q), "port") for q in ("crane", "tide"))
+    assert Executor(store, settings).run([kept.job_id], "w") == ["done"]
+    with caplog.at_level(logging.WARNING, logger="rookhaven"):
+        assert executor.run([forgotten.job_id], "w") == ["stored"]
+    assert "1 job record(s) vanished while their jobs ran" in caplog.text
+    assert pipe.result(forgotten.result_key) == canonical_bytes(
+        retrieve(RetrievalRequest(query="tide"), Corpus(DOCS), "tfcosine@1"))
+    assert pipe.submit(RetrievalRequest(query="tide"), "port").cached
