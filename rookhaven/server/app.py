@@ -26,6 +26,7 @@ from .arguments import StrictTool
 from .backend import open_backend
 from .notify import set_level
 from .ports import Backend
+from .protocol import explain_invalid_params
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
@@ -107,4 +108,5 @@ def build_server(settings: Settings, backend: Backend | None = None,
     for method in ("prompts/list", "prompts/get"):
         lowlevel._request_handlers.pop(method, None)
     lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    lowlevel.middleware.append(explain_invalid_params)
     return server

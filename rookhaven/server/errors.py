@@ -7,7 +7,8 @@
   so they travel the same way with a prefix saying what kind of failure it was.
 - JSON-RPC error channel (protocol misuse): malformed JSON, an unknown method, params that
   are not an object, an unknown tool. The SDK answers those before a tool runs, so no
-  Rookhaven error is ever turned into one here.
+  Rookhaven error is ever turned into one here (server/protocol.py gives the SDK's bare
+  -32602s their reason).
 - Resource reads have only the JSON-RPC channel: an unknown result, audit, corpus or run is
   -32602 with the message (SEP-2164's code for "resource not found", which the SDK gives a
   ResourceNotFoundError), another caller's mistake is -32602 too, and an operational

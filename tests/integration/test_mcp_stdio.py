@@ -1,7 +1,8 @@
 """`rookhaven mcp` over stdio, as a client launches it: a child process spoken to in lines.
 
 Also pins the SDK's behaviour on a bare ``initialize`` (no params), which the reference
-server's README shows: the SDK refuses it with -32602, and the session stays usable.
+server's README shows: the SDK refuses it with -32602, and the session stays usable; and the
+reasons Rookhaven adds to the SDK's bare -32602s (server/protocol.py).
 """
 
 from __future__ import annotations
@@ -68,9 +69,32 @@ def test_stdout_carries_only_protocol_and_stderr_only_json_log_lines(corpus: Pat
 
 def test_a_bare_initialize_is_refused_by_the_sdk_and_the_session_goes_on(
         session: StdioSession) -> None:
+    early = session.request("tools/list")
+    assert early["error"] == {"code": -32602, "data": "", "message": (
+        "Invalid request: tools/list before the session is initialized; send initialize, "
+        "then notifications/initialized, first")}
     bare = session.request("initialize")
-    assert bare["error"]["code"] == -32602
+    assert bare["error"]["code"] == -32602  # the SDK's code; the reason is ours
+    assert bare["error"]["message"] == "Invalid params for initialize: params: Field required"
     assert session.initialize()["result"]["serverInfo"]["name"] == "rookhaven"
+    assert "result" in session.request("tools/call", RETRIEVE)
+
+
+@pytest.mark.parametrize(("method", "params", "reason"), [
+    ("tools/call", {"name": "retrieve", "arguments": []},
+     "Invalid params for tools/call: params.arguments: Input should be a valid dictionary"),
+    ("tools/call", {"arguments": {}}, "Invalid params for tools/call: params.name: Field required"),
+    ("logging/setLevel", {"level": "loud"}, "Invalid params for logging/setLevel: params.level: "
+     "Input should be 'alert', 'critical', 'debug', 'emergency', 'error', 'info', 'notice' or "
+     "'warning'"),
+    ("resources/read", {"uri": 5},
+     "Invalid params for resources/read: params.uri: Input should be a valid string"),
+])
+def test_params_the_protocol_refuses_are_answered_with_the_field_and_what_it_should_be(
+        session: StdioSession, method: str, params: dict[str, object], reason: str) -> None:
+    session.initialize()
+    answer = session.request(method, params)
+    assert answer["error"] == {"code": -32602, "message": reason, "data": ""}
     assert "result" in session.request("tools/call", RETRIEVE)
 
 
