@@ -9,6 +9,13 @@ Separators (docs/adr/0003-decomposition.md):
   other scripts (``CLAUSE_MARKS``: ideographic and full-width, Arabic, Devanagari, ...)
   anywhere.
 
+Under "visible-words" (bm25@6) separators are found in the text the analyzer reads, without
+its invisible characters (ADR 0040): a soft hyphen or a bidi mark neither hides a separator
+(``faults,\u200f tide``) nor makes one (``x\u2060and`` is the word ``xand``), and the
+zero-width space and non-joiner, which the analyzer keeps as word breaks, count as white
+space. The parts are cut from the query as sent, and lose default-ignorable characters at
+their ends as they lose white space.
+
 "Word" and "white space" are those of the analyzer's pinned Unicode version, never the
 interpreter's (ADR 0011): ASCII queries, where every version agrees, take a plain pattern.
 
@@ -50,13 +57,28 @@ def _pinned(unicode: str, split: str) -> tuple[re.Pattern[str], str]:
     """The separator pattern and the white space a part is stripped of, of non-ASCII text."""
     rules = text_rules(unicode)
     spaces = rules.space_chars()
-    if split == "words":  # a word keeps its marks: "and" after one is inside the word
-        return _separator(rules.word_class() + rules.mark_class(), rules.space_class(),
-                          CLAUSE_MARKS), spaces
-    if split == "visible-words":  # and the invisible characters the analyzer removes
-        return _separator(rules.word_class() + rules.mark_class() + rules.invisible_class(),
-                          rules.space_class(), CLAUSE_MARKS), spaces
+    word = rules.word_class() + rules.mark_class()  # "and" after a mark is inside a word
+    if split == "words":
+        return _separator(word, rules.space_class(), CLAUSE_MARKS), spaces
+    if split == "visible-words":  # the zero-width space and non-joiner part as spaces do
+        return (_separator(word, rules.space_class() + rules.word_parting_class(), CLAUSE_MARKS),
+                spaces + rules.ignorable_chars())
     return _separator(rules.word_class(), rules.space_class()), spaces
+
+
+def _cut_visible(query: str, separator: re.Pattern[str], unicode: str) -> list[str]:
+    """The pieces of ``query`` between the separators of its visible text, cut from the
+    query as sent (the invisible characters stay in them)."""
+    visible, where = text_rules(unicode).visible_map(query)
+    if len(visible) == len(query):
+        return separator.split(query)
+    pieces: list[str] = []
+    start = 0
+    for found in separator.finditer(visible):
+        pieces.append(query[start:where[found.start()]])
+        start = where[found.end() - 1] + 1
+    pieces.append(query[start:])
+    return pieces
 
 
 def _stripped(text: str, unicode: str) -> str:
@@ -93,7 +115,8 @@ def split_parts(query: str, unicode: str = DEFAULT_UNICODE, split: str = "alnum-
         pieces, spaces = _ASCII_SEPARATOR.split(query), None
     else:
         separator, spaces = _pinned(unicode, split)
-        pieces = separator.split(query)
+        pieces = (_cut_visible(query, separator, unicode) if split == "visible-words"
+                  else separator.split(query))
     return [part for piece in pieces if (part := piece.strip(spaces))]
 
 

@@ -223,9 +223,25 @@ class TextRules:
         normalising so that a letter and its mark compose across one."""
         return self.split_words(self.visible(text))
 
-    def invisible_class(self) -> str:
-        """A character class (without brackets) of what ``visible`` removes."""
-        return _char_class(self._invisible_ranges)
+    def visible_map(self, text: str) -> tuple[str, list[int]]:
+        """``visible(text)``, and the index in ``text`` of each of its characters."""
+        kept: list[int] = []
+        last = 0
+        for removed in self._invisible.finditer(text):
+            kept += range(last, removed.start())
+            last = removed.end()
+        kept += range(last, len(text))
+        return "".join(text[i] for i in kept), kept
+
+    def ignorable_chars(self) -> str:
+        """Every default-ignorable code point of this version (those ``visible`` removes and
+        the two that part words), as one string (for ``str.strip``)."""
+        return "".join(chr(cp) for lo, hi in self.tables.ignorable for cp in range(lo, hi + 1))
+
+    def word_parting_class(self) -> str:
+        """A character class (without brackets) of the invisible characters that part words
+        as white space does, which ``visible`` keeps."""
+        return _char_class(WORD_PARTING)
 
     def word_class(self) -> str:
         """A character class (without brackets) of what re's ``\\w`` matched under this

@@ -121,6 +121,9 @@ CASES: tuple[Case, ...] = (
          engine="bm25@6"),
     Case("invisible-zero-width-space", "invisible.json", "tenance crew", 2, "visible",
          engine="bm25@6"),
+    Case("invisible-separators", "invisible.json",
+         "crane alarm,\u200f tide window \u200fand\u200f pilot\u200b;\u200bberth", 4, "visible",
+         engine="bm25@6"),
 )
 
 

@@ -80,13 +80,40 @@ def test_the_analyzer_takes_the_split_and_records_it() -> None:
         Analyzer(split="invisible")
 
 
-def test_a_connector_beside_an_invisible_character_is_inside_a_word() -> None:
-    # The characters are removed from terms, not from the query's text: the decomposer reads
-    # them as part of the word they stand in, so "and" joined to one is no connector.
+def test_separators_are_found_in_the_text_the_analyzer_reads() -> None:
+    # An invisible character neither hides a separator nor makes one; the parts keep what
+    # was sent, but for default-ignorable characters at their ends.
+    assert split_parts("crane faults,\u200f tide", split="visible-words") == [
+        "crane faults", "tide"]
+    assert split_parts("crane faults,\u200f tide", split="words") == [
+        "crane faults,\u200f tide"]  # bm25@5 keeps what it did
+    assert split_parts("crane faults.\u00ad tide", split="visible-words") == [
+        "crane faults", "tide"]
+    assert split_parts("crane \u200fand\u200f tide", split="visible-words") == ["crane", "tide"]
+    # Joined to a word by a removed character, "and" is part of that word (``craneand``).
     assert split_parts("crane\u00adand tide", split="visible-words") == ["crane\u00adand tide"]
     assert split_parts("crane\u00adand tide", split="words") == ["crane\u00ad", "tide"]
-    assert split_parts("crane\u200cand tide", split="visible-words") == ["crane\u200c", "tide"]
+    # The zero-width space and non-joiner part words: white space to the separators too.
+    assert split_parts("crane\u200cand tide", split="visible-words") == ["crane", "tide"]
+    assert split_parts("a,\u200bb", split="visible-words") == ["a", "b"]
     assert split_parts("起重\u00ad机，潮汐", split="visible-words") == ["起重\u00ad机", "潮汐"]
+    assert split_parts("\u00ad\u2060 ; \u200b", split="visible-words") == []
     parts = decompose("main\u00adtenance and un\u00adloading", VISIBLE).parts
     assert [(p.text, p.distinct) for p in parts] == [("main\u00adtenance", ("mainten",)),
                                                      ("un\u00adloading", ("unload",))]
+
+
+PIECES = st.sampled_from(["crane", "tide", "起重", "é", "x\u0301", " ", "\u3000", ",", ".", ":",
+                          ";", "and", " and ", "as well as", "\u200b", "\u200c", "3.5", "\n"])
+
+
+@given(st.lists(PIECES, max_size=12),
+       st.lists(st.tuples(st.integers(0, 60), st.sampled_from(REMOVED)), max_size=5))
+def test_a_query_with_invisible_characters_splits_as_the_query_without_them(
+        pieces: list[str], inserts: list[tuple[int, int]]) -> None:
+    query = "".join(pieces)
+    for at, cp in inserts:
+        query = query[:at] + chr(cp) + query[at:]
+    visible = RULES.visible(query)
+    assert [RULES.visible(part) for part in split_parts(query, split="visible-words")] == (
+        split_parts(visible, split="visible-words"))
