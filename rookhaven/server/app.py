@@ -64,7 +64,11 @@ class RookhavenServer(MCPServer[State]):
             log.info("using the compiled kernels")
         if self._tool_manager.get_tool(name) is None:
             known = ", ".join(t.name for t in self._tool_manager.list_tools())
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}; this server's tools are "
+            # A name is quoted back only if short and printable: an error must not grow
+            # with what the client sent.
+            shown = repr(name) if len(name) <= 64 and name.isprintable() else (
+                f"(a name of {len(name)} characters)")
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown}; this server's tools are "
                                            f"{known}")
         return await super().call_tool(name, arguments, context)
 

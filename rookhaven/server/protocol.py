@@ -5,11 +5,14 @@ The SDK answers every request whose params fail its schema, and every request se
 text off the wire, as that text may quote the input). A client then cannot tell a missing
 field from a wrong type from a skipped handshake. This middleware, on both transports, keeps
 the code and the id and puts the reason in the message: each failing field's path and what
-it should be, never the value sent; or that the session is not initialized yet.
+it should be, never the value sent; or that the session is not initialized yet. A path part
+that is not a field's name (a key the client chose, in a free-form object) shows as
+``<key>``: the message must not carry what the client sent, nor grow with it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -19,12 +22,20 @@ from pydantic import ValidationError
 
 # How many failing fields a message names (the rest are counted).
 SHOWN = 3
+# What a field's name looks like (MCP's are camelCase identifiers); any other path part is a
+# key the client chose.
+FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) if isinstance(part, int) or FIELD_NAME.fullmatch(part)
+                    else "<key>" for part in loc) or "params"
 
 
 def invalid_params(method: str, exc: ValidationError) -> MCPError:
     """-32602 naming each failing field of ``method``'s params and what it should be."""
     errors = exc.errors(include_url=False, include_input=False)
-    reasons = [f"{'.'.join(map(str, e['loc'])) or 'params'}: {e['msg']}" for e in errors[:SHOWN]]
+    reasons = [f"{_path(e['loc'])}: {e['msg']}" for e in errors[:SHOWN]]
     more = f" (and {len(errors) - SHOWN} more)" if len(errors) > SHOWN else ""
     return MCPError(code=INVALID_PARAMS, data="",
                     message=f"Invalid params for {method}: {'; '.join(reasons)}{more}")

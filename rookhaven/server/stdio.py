@@ -10,7 +10,8 @@
    until every request read has been answered.
 3. The SDK decodes input with replacement characters, so a line that is not UTF-8 would be
    served as text the client never sent (and stored, and logged). Here such a line is
-   answered with an error naming the byte, under its id where one can be read.
+   answered with an error naming the byte, under its id where one can be read. A blank line
+   is skipped (the SDK answered each with a parse error).
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ class Utf8Lines:
     async def _decoded(self) -> AsyncIterator[str]:
         number = 0
         async for raw in self._lines:
+            if not raw.strip():  # a blank line is no message: nothing to answer
+                continue
             number += 1
             try:
                 text = raw.decode("utf-8")

@@ -101,6 +101,7 @@ def test_params_the_protocol_refuses_are_answered_with_the_field_and_what_it_sho
 def test_unreadable_lines_get_json_rpc_errors_and_serving_continues(
         session: StdioSession) -> None:
     session.initialize()
+    session.send_raw(b"   ")  # a blank line is no message, and gets no answer
     session.send_raw(b"this is not json")
     assert session.read() == {"jsonrpc": "2.0", "id": None, "error": {
         "code": -32700, "message": "Parse error: not valid JSON"}}

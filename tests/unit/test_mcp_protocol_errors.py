@@ -37,6 +37,21 @@ def test_a_message_names_three_fields_counts_the_rest_and_never_quotes_the_input
     assert "secret-value" not in error.message
 
 
+class Capabilities(BaseModel):
+    experimental: dict[str, dict[str, Any]]
+
+
+def test_a_key_the_client_chose_is_not_quoted_back() -> None:
+    try:
+        Capabilities.model_validate({"experimental": {"sk-SECRET-7f3a9c": 5, "ok_name": 6,
+                                                      "k" * 100_000: 7}})
+    except ValidationError as exc:
+        message = invalid_params("initialize", exc).error.message
+    assert message == ("Invalid params for initialize: experimental.<key>: Input should be a "
+                       "valid dictionary; experimental.ok_name: Input should be a valid "
+                       "dictionary; experimental.<key>: Input should be a valid dictionary")
+
+
 def _ctx(method: str, initialized: bool) -> Any:
     return SimpleNamespace(method=method, session=SimpleNamespace(
         client_params=object() if initialized else None))

@@ -336,3 +336,8 @@ async def test_an_unknown_tool_is_the_json_rpc_invalid_params_error(inline: Clie
     assert refused.value.error.code == -32602
     assert "Unknown tool: 'rerank'" in refused.value.error.message
     assert "retrieve" in refused.value.error.message and "Traceback" not in str(refused.value)
+    with pytest.raises(MCPError) as long_name:  # not echoed back in full
+        await inline.call_tool("x" * 100_000, {})
+    assert long_name.value.error.message.startswith(
+        "Unknown tool: (a name of 100000 characters); this server's tools are ")
+    assert len(long_name.value.error.message) < 500
