@@ -39,7 +39,13 @@ class RecordSource(Protocol):
 
 def document_bytes(doc: Document) -> bytes:
     """One document's canonical JSON line (without the newline)."""
-    return orjson.dumps(to_plain(doc), option=orjson.OPT_SORT_KEYS)
+    try:
+        return orjson.dumps(to_plain(doc), option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError as exc:  # a lone surrogate: no UTF-8 can hold it
+        raise CorpusError(
+            f"document {shown(doc.id)} cannot be encoded ({exc}): its text holds a lone "
+            "surrogate (U+D800-U+DFFF), which is no character; decode the source as UTF-8 "
+            "without errors='surrogateescape', or remove it") from None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, SetLe
 
 from .. import __version__
 from ..config import Settings
+from ..errors import shown
 from ..pipeline.warmup import BackgroundWarmUp
 from . import resources
 from .arguments import StrictTool
@@ -64,12 +65,9 @@ class RookhavenServer(MCPServer[State]):
             log.info("using the compiled kernels")
         if self._tool_manager.get_tool(name) is None:
             known = ", ".join(t.name for t in self._tool_manager.list_tools())
-            # A name is quoted back only if short and printable: an error must not grow
-            # with what the client sent.
-            shown = repr(name) if len(name) <= 64 and name.isprintable() else (
-                f"(a name of {len(name)} characters)")
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown}; this server's tools are "
-                                           f"{known}")
+            # Cut: an error must not grow with what the client sent.
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown(name, 64)}; this server's "
+                                           f"tools are {known}")
         return await super().call_tool(name, arguments, context)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rookhaven import Document, Retriever
 from rookhaven.core.corpus import DocumentLimits
 from rookhaven.corpusfile import FileLimits, load_corpus, load_documents
 from rookhaven.errors import CorpusError
@@ -159,3 +160,10 @@ def test_a_byte_order_mark_is_read_past_in_either_layout(tmp_path: Path, body: b
     plain.write_bytes(body)
     marked.write_bytes(b"\xef\xbb\xbf" + body)
     assert load_corpus(marked, max_docs=10).digest == load_corpus(plain, max_docs=10).digest
+
+
+def test_a_document_holding_a_lone_surrogate_is_a_corpus_error_naming_it() -> None:
+    # The CLI's reader refuses such text; a library caller gets the same kind of error, not
+    # the encoder's TypeError.
+    with pytest.raises(CorpusError, match=r"document 'a' cannot be encoded .* lone surrogate"):
+        Retriever([Document(id="a", text="x\ud800")])
