@@ -69,9 +69,10 @@ def _pinned(unicode: str, split: str) -> tuple[re.Pattern[str], str]:
 def _cut_visible(query: str, separator: re.Pattern[str], unicode: str) -> list[str]:
     """The pieces of ``query`` between the separators of its visible text, cut from the
     query as sent (the invisible characters stay in them)."""
-    visible, where = text_rules(unicode).visible_map(query)
-    if len(visible) == len(query):
+    rules = text_rules(unicode)
+    if rules.visible(query) == query:  # the usual case: one search, no index map
         return separator.split(query)
+    visible, where = rules.visible_map(query)
     pieces: list[str] = []
     start = 0
     for found in separator.finditer(visible):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from textchange import compare
+from textchange import report
 
 ENGINE = "bm25@5"
 
@@ -31,13 +31,7 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(out))
 
 
-def main(paths: list[str]) -> None:
-    for path in map(Path, paths):
-        as_is, folded, p = compare(path, fold, fold, ENGINE)
-        print(f"{path.name}: {as_is:.4f} as is, {folded:.4f} folded (p {p:.2g})")
-
-
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    report(sys.argv[1:], [("folded", fold)], ENGINE)

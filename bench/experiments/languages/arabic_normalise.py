@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from textchange import compare
+from textchange import report
 
 ENGINE = "bm25@6"
 MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")
@@ -34,14 +34,7 @@ def full(text: str) -> str:
     return strip(text).translate(FOLDS)
 
 
-def main(paths: list[str]) -> None:
-    for path in map(Path, paths):
-        for name, change in (("strip", strip), ("full", full)):
-            as_is, changed, p = compare(path, change, change, ENGINE)
-            print(f"{path.name}: {as_is:.4f} as is, {changed:.4f} with {name} (p {p:.2g})")
-
-
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    report(sys.argv[1:], [("with strip", strip), ("with full", full)], ENGINE)

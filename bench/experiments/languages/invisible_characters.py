@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from textchange import compare
+from textchange import compare, report
 
 # DerivedCoreProperties.txt 14.0, Default_Ignorable_Code_Point (unassigned ones included).
 IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
@@ -45,17 +45,15 @@ def hyphenated(text: str) -> str:
 
 
 def main(mode: str, paths: list[str], engine: str) -> None:
-    def removed(text: str) -> str:
-        return PATTERN.sub(" " if mode == "space" else "", text)
+    if mode != "hyphenate":
+        def removed(text: str) -> str:
+            return PATTERN.sub(" " if mode == "space" else "", text)
 
-    for path in map(Path, paths):
-        if mode == "hyphenate":  # queries are typed: only the documents carry soft hyphens
-            without, hyphens, p = compare(path, hyphenated, lambda q: q, engine)
-            print(f"{path.name} ({engine}): {hyphens:.4f} with soft hyphens, {without:.4f} without "
-                  f"(p {p:.2g})")
-            continue
-        as_is, changed, p = compare(path, removed, removed, engine)
-        print(f"{path.name} ({engine}): {as_is:.4f} as is, {changed:.4f} with ignorables {mode} "
+        report(paths, [(f"with ignorables {mode}", removed)], engine)
+        return
+    for path in map(Path, paths):  # queries are typed: only the documents carry soft hyphens
+        without, hyphens, p = compare(path, hyphenated, lambda q: q, engine)
+        print(f"{path.name} ({engine}): {hyphens:.4f} with soft hyphens, {without:.4f} without "
               f"(p {p:.2g})")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,3 +33,14 @@ def compare(path: Path, documents: Callable[[str], str], queries: Callable[[str]
     b = [ndcg(other(queries(collection.queries[q]), 100), collection.qrels.get(q, {}), 10)
          for q in order]
     return sum(a) / len(a), sum(b) / len(b), 1.0 if a == b else paired_p(a, b)
+
+
+def report(paths: Iterable[str], changes: Iterable[tuple[str, Callable[[str], str]]],
+           engine: str) -> None:
+    """For each collection and each (label, change) applied to documents and queries alike,
+    print ``engine``'s nDCG@10 as is and changed, with the paired p-value."""
+    for path in map(Path, paths):
+        for label, change in changes:
+            as_is, changed, p = compare(path, change, change, engine)
+            print(f"{path.name} ({engine}): {as_is:.4f} as is, {changed:.4f} {label} "
+                  f"(p {p:.2g})")
