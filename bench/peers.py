@@ -30,20 +30,32 @@ def _stemmer(stem: bool) -> Any:
     return Stemmer.Stemmer("english") if stem else None
 
 
-def build_bm25s(ids: list[str], texts: list[str], *, stem: bool = False,
-                backend: str = "numpy") -> Search:
-    """bm25s with its own tokenizer (English stop words; Snowball stems with ``stem``)."""
+def bm25s_model(texts: list[str], *, stem: bool = False,
+                backend: str = "numpy") -> tuple[Any, Callable[[str], list[str]]]:
+    """bm25s indexed with its own tokenizer (English stop words; Snowball stems with
+    ``stem``), and that tokenizer for a query."""
     import bm25s
     stemmer = _stemmer(stem)
     tokens = bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
     model = bm25s.BM25(backend=backend)
     model.index(tokens, show_progress=False)
+
+    def tokenize(query: str) -> list[str]:
+        q = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, return_ids=False,
+                           show_progress=False)
+        return q[0] if q else []  # type: ignore[no-any-return]
+    return model, tokenize
+
+
+def build_bm25s(ids: list[str], texts: list[str], *, stem: bool = False,
+                backend: str = "numpy") -> Search:
+    """bm25s with its own tokenizer (English stop words; Snowball stems with ``stem``)."""
+    model, tokenize = bm25s_model(texts, stem=stem, backend=backend)
     selection = "numba" if backend == "numba" else "numpy"
 
     def search(query: str, k: int) -> list[str]:
-        q = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, return_ids=False,
-                           show_progress=False)
-        if not q or not q[0]:
+        q = [tokenize(query)]
+        if not q[0]:
             return []
         docs, scores = model.retrieve(q, k=min(k, len(ids)), show_progress=False, n_threads=1,
                                       backend_selection=selection)

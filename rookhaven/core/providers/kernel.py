@@ -49,8 +49,9 @@ MAX_PRUNED = 10
 # ``at - slope * log10(postings / k)`` of its postings; every other plan is scored
 # exhaustively. Fitted on per-query timings of both paths (syn100k, syn1m, four test
 # collections; bench/prune_policy.py, ADR 0033): never 1% slower than pruning every plan of
-# up to ten terms on any of them, up to 29% faster (syn100k q8 at k = 100).
-PRUNE_SHARE = (1.15, 0.175)
+# up to ten terms on any of them, up to 40% faster (syn100k q8 at k = 100). Refitted when
+# the exhaustive path's filter got cheaper (ADR 0033, addendum).
+PRUNE_SHARE = (1.4, 0.2)
 # A window document's sum and its count of matched query terms share one int64,
 # (sum << COUNT_BITS) + count: one array read and written per posting instead of two (the
 # feedback pass 12-20% faster, ADR 0019). It holds plans of fewer than 2**COUNT_BITS terms
@@ -502,15 +503,17 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             # (impacts and weights are), so a sum of at least max(theta, 1) says it (the
             # count's bits below it). Per block of 16 (fixed, so LLVM vectorizes it; past
             # the window's end the array is zero), a block none reaches is passed over after
-            # one maximum: 1-10% of the pass against a maximum per window (ADR 0020).
+            # one test: 1-10% of the pass against a test per window (ADR 0020). The test is
+            # an OR of compares, not a maximum: LLVM vectorizes an int64 maximum poorly, and
+            # the compares took a third of its time (0.08 against 0.25 ns a document).
             floor = max(theta, np.int64(1)) << COUNT_BITS
             nc = 0
             for b in range(_u((w1 - w0 + 15) // 16)):
                 base = b * _u(16)
-                top = np.int64(0)
+                reached = False
                 for i in range(_u(16)):
-                    top = max(top, acc[base + i])
-                if top >= floor:
+                    reached |= acc[base + i] >= floor
+                if reached:
                     # No branch per document: whether one matched is a coin toss early on.
                     for i in range(_u(16)):
                         cand[_u(nc)] = base + i
