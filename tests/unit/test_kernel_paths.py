@@ -63,8 +63,8 @@ def force_paths(monkeypatch: pytest.MonkeyPatch, max_pruned: int) -> None:
 
 # Exhaustive, mixed, always pruned, and as the share rule chooses (-1).
 @pytest.mark.parametrize("max_pruned", [0, 3, 100, -1])
-# 50: windows not a whole number of the exhaustive filter's blocks of 16.
-@pytest.mark.parametrize("window", [50, 64, 4096])
+# 50 and 100: windows not a whole number of the exhaustive filter's blocks of 64.
+@pytest.mark.parametrize("window", [50, 64, 100, 4096])
 def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
         prf_index: Bm25PrfIndex, max_pruned: int, window: int,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +123,7 @@ def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
                max_pruned: int) -> tuple[list[int], list[int]]:
     """The uncompiled kernel's answer for ``plan`` (windows of 50: not whole blocks of the
-    exhaustive filter's 16), by ordinal."""
+    exhaustive filter's 64), by ordinal."""
     lists, groups = scorer.list_table(plan)
     ords, units, _ = plain._top_candidates(
         scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
@@ -153,14 +153,14 @@ def test_maxscore_is_chosen_where_one_long_list_holds_most_postings_for_the_k(
         monkeypatch: pytest.MonkeyPatch) -> None:
     prunes = _uncompiled_kernel(monkeypatch)._prunes
     at, slope = kernel.PRUNE_SHARE
-    # 44,000 postings for k = 10 (syn100k's three-word queries): one list of 65% is skipped
+    # 44,000 postings for k = 10 (syn100k's three-word queries): one list of 75% is skipped
     # enough to pay for MaxScore's bookkeeping, three even lists are not.
-    assert prunes(np.array([28_600, 8_000, 7_400]), 10, 10, at, slope)
+    assert prunes(np.array([33_000, 6_000, 5_000]), 10, 10, at, slope)
     assert not prunes(np.array([15_000, 15_000, 14_000]), 10, 10, at, slope)
-    # The same 65% for k = 100 is too little to skip; at 1M documents (ten times the
+    # The same 75% for k = 100 is too little to skip; at 1M documents (ten times the
     # postings) it is enough again.
-    assert not prunes(np.array([28_600, 8_000, 7_400]), 100, 10, at, slope)
-    assert prunes(np.array([286_000, 80_000, 74_000]), 100, 10, at, slope)
+    assert not prunes(np.array([33_000, 6_000, 5_000]), 100, 10, at, slope)
+    assert prunes(np.array([330_000, 60_000, 50_000]), 100, 10, at, slope)
     # More terms than MAX_PRUNED, or nothing to score: exhaustive.
     assert not prunes(np.array([90_000] + [100] * 10), 10, 10, at, slope)
     assert not prunes(np.array([0, 0]), 10, 10, at, slope)
@@ -205,3 +205,15 @@ def test_plans_the_packed_sums_cannot_hold_are_scored_exactly_elsewhere(
                                  1 << 16, 1 << 14, len(plan)) is None
     for k in (1, 10, 100):
         assert _kernel(scorer, plan, k) == _reference(scorer, plan, k)
+
+
+@pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
+def test_the_lowest_set_bit_of_every_single_bit_and_of_random_words() -> None:
+    from numba import njit
+    compiled_bit = njit(kernel.lowest_bit)
+    rng = np.random.default_rng(5)
+    words = [1 << i for i in range(64)] + [int(x) | 1 << 63 for x in rng.integers(1, 2**62, 500)]
+    for word in words:
+        expected = (word & -word).bit_length() - 1
+        assert kernel.lowest_bit(np.uint64(word)) == expected
+        assert compiled_bit(np.uint64(word)) == expected

@@ -69,6 +69,20 @@ def _u(i: Any) -> Any:
     return np.uint64(i)
 
 
+def lowest_bit(m: Any) -> Any:
+    """The index of the lowest set bit of ``m`` (a nonzero uint64), halving the word: numba's
+    own intrinsic (one instruction) replaces it where numba has one."""
+    n = _u(0)
+    for half in (32, 16, 8, 4, 2, 1):
+        if m & ((_u(1) << _u(half)) - _u(1)) == 0:
+            n += _u(half)
+            m >>= _u(half)
+    return n
+
+
+_ctz = lowest_bit
+
+
 def _sift_min(heap: Any, k: int) -> None:
     """Restore a min-heap of size k after its root was replaced."""
     j = 0
@@ -454,9 +468,9 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             bound[g] = max(bound[g], lists[li, 4])
             length[g] += lists[li, 2] - lists[li, 1]
     by_bound = np.argsort(bound, kind="mergesort")  # its prefix is the non-essential set
-    # Window-local, so it stays in cache; whole blocks of 16 (the exhaustive path's
+    # Window-local, so it stays in cache; whole blocks of 64 (the exhaustive path's
     # filter reads them), the entries past the window never written.
-    acc = np.zeros((window + 15) // 16 * 16, dtype=np.int64)
+    acc = np.zeros((window + 63) // 64 * 64, dtype=np.int64)
     gval = np.zeros(window, dtype=np.int64)
     gt = np.empty(window, dtype=np.int32)
     touched = np.empty(window, dtype=np.int32)
@@ -501,23 +515,23 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 pos[lo] = pe
             # The window's documents that may reach the cut. Every match sums to at least 1
             # (impacts and weights are), so a sum of at least max(theta, 1) says it (the
-            # count's bits below it). Per block of 16 (fixed, so LLVM vectorizes it; past
-            # the window's end the array is zero), a block none reaches is passed over after
-            # one test: 1-10% of the pass against a test per window (ADR 0020). The test is
-            # an OR of compares, not a maximum: LLVM vectorizes an int64 maximum poorly, and
-            # the compares took a third of its time (0.08 against 0.25 ns a document).
+            # count's bits below it). Per block of 64 (fixed, so LLVM vectorizes the
+            # compares; past the window's end the array is zero), one bit a document, and
+            # the set bits taken lowest first: the candidates in ascending order, as before.
+            # 0.04-0.07 ns a document where a block of 16 tested by its maximum and then
+            # compacted without a branch took 0.25-0.30 (bench/postings_floor.py's kernel
+            # columns; ADR 0033, addendum).
             floor = max(theta, np.int64(1)) << COUNT_BITS
             nc = 0
-            for b in range(_u((w1 - w0 + 15) // 16)):
-                base = b * _u(16)
-                reached = False
-                for i in range(_u(16)):
-                    reached |= acc[base + i] >= floor
-                if reached:
-                    # No branch per document: whether one matched is a coin toss early on.
-                    for i in range(_u(16)):
-                        cand[_u(nc)] = base + i
-                        nc += acc[base + i] >= floor
+            for b in range(_u((w1 - w0 + 63) // 64)):
+                base = b * _u(64)
+                reached = _u(0)
+                for i in range(_u(64)):
+                    reached |= _u(acc[base + i] >= floor) << i
+                while reached != 0:
+                    cand[_u(nc)] = base + _ctz(reached)
+                    nc += 1
+                    reached &= reached - _u(1)
             if n_out + nc > len(out_d):  # room for every candidate, outside the loop below
                 out_d = _grown(out_d, n_out + nc)
                 out_s = _grown(out_s, n_out + nc)
@@ -633,6 +647,12 @@ if njit is not None:
     # once a window or a list (_scan, _gather, _probe, ...) are called instead: there the
     # call costs nothing measurable, and inlining them at every site cost 10-20% of a cold
     # compile.
+    try:
+        from numba.cpython.unsafe.numbers import (  # type: ignore[assignment]
+            trailing_zeros as _ctz,
+        )
+    except ImportError:  # pragma: no cover - an internal module of numba's
+        _ctz = njit(cache=True, nogil=True, inline='always')(lowest_bit)
     _sift_min = njit(cache=True, nogil=True, inline='always')(_sift_min)
     _push = njit(cache=True, nogil=True, inline='always')(_push)
     _covered = njit(cache=True, nogil=True, inline='always')(_covered)
