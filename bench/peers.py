@@ -51,6 +51,12 @@ def build_bm25s(ids: list[str], texts: list[str], *, stem: bool = False,
                 backend: str = "numpy") -> Search:
     """bm25s with its own tokenizer (English stop words; Snowball stems with ``stem``)."""
     model, tokenize = bm25s_model(texts, stem=stem, backend=backend)
+    return bm25s_search(ids, model, tokenize, backend)
+
+
+def bm25s_search(ids: list[str], model: Any, tokenize: Callable[[str], list[str]],
+                 backend: str) -> Search:
+    """A search over a ``bm25s_model``, as the peer benches time it."""
     selection = "numba" if backend == "numba" else "numpy"
 
     def search(query: str, k: int) -> list[str]:

@@ -14,7 +14,8 @@ For each query file of the directory (q3.jsonl, q8.jsonl), in one process:
   count, no coverage, no top-k): a lower bound on a kernel that reads every posting;
 - **kernel**: the engine's top-k scoring of the same plans (`Bm25Scorer.score_top`) at
   k = 10 and 100;
-- **bm25s-numba**: its whole request (tokenize, score, top-k), as the peer bench times it.
+- **bm25s-numba**: its whole request (tokenize, score, top-k), through the same search
+  `bench/ranking.py speed` times (`peers.bm25s_search`).
 
 Times are the fastest of ``--passes`` passes, each query once per pass in sequence.
 The point is the ratio of work, not of speed: when the floor over the engine's postings
@@ -40,7 +41,7 @@ import numpy as np  # noqa: E402
 import orjson  # noqa: E402
 from numba import njit  # noqa: E402
 
-from bench.peers import bm25s_model  # noqa: E402
+from bench.peers import Search, bm25s_model, bm25s_search  # noqa: E402
 from rookhaven import Retriever  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 
@@ -70,7 +71,7 @@ def _fastest(run: Callable[[], object], passes: int) -> float:
 
 
 def _row(name: str, queries: list[str], retriever: Retriever, model: Any,
-         tokenize: Callable[[str], list[str]], passes: int) -> str:
+         tokenize: Callable[[str], list[str]], search: Search, passes: int) -> str:
     """One query file's line of the table."""
     index, analyzer = retriever.index, retriever.provider.analyzer
     scorer = index.scorer  # type: ignore[attr-defined]
@@ -94,8 +95,7 @@ def _row(name: str, queries: list[str], retriever: Retriever, model: Any,
 
     def peer(k: int) -> None:
         for q in queries:
-            model.retrieve([tokenize(q)], k=k, show_progress=False, n_threads=1,
-                           backend_selection="numba")
+            search(q, k)
 
     floor(), kernel(10), peer(10)  # compiled, caches warm
     us = {"floor": _fastest(floor, passes) / len(plans) * 1e6}
@@ -116,8 +116,9 @@ def main() -> None:
     lines = (args.corpus / "corpus.jsonl").read_bytes().splitlines()
     retriever = Retriever(load_corpus(args.corpus / "corpus.jsonl", max_docs=10**8),
                           args.engine)
-    model, tokenize = bm25s_model([orjson.loads(line)["text"] for line in lines],
-                                  backend="numba")
+    records = [orjson.loads(line) for line in lines]
+    model, tokenize = bm25s_model([r["text"] for r in records], backend="numba")
+    search = bm25s_search([r["_id"] for r in records], model, tokenize, "numba")
     print(f"{args.corpus} ({len(lines):,} documents), {args.engine} against bm25s-numba; "
           f"us a query, fastest of {args.passes} passes")
     print("| queries | postings: ours / bm25s | floor | kernel @10 | kernel @100 | "
@@ -126,7 +127,8 @@ def main() -> None:
     for name in ("q3", "q8"):
         queries = [orjson.loads(line)["text"]
                    for line in (args.corpus / f"{name}.jsonl").read_bytes().splitlines()]
-        print(_row(name, queries, retriever, model, tokenize, args.passes), flush=True)
+        print(_row(name, queries, retriever, model, tokenize, search, args.passes),
+              flush=True)
 
 
 if __name__ == "__main__":

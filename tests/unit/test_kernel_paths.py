@@ -207,13 +207,15 @@ def test_plans_the_packed_sums_cannot_hold_are_scored_exactly_elsewhere(
         assert _kernel(scorer, plan, k) == _reference(scorer, plan, k)
 
 
-@pytest.mark.skipif(not kernel.AVAILABLE, reason="numba is not installed")
 def test_the_lowest_set_bit_of_every_single_bit_and_of_random_words() -> None:
-    from numba import njit
-    compiled_bit = njit(kernel.lowest_bit)
+    # The plain function, and compiled as the kernel's fallback where numba is here.
+    finds = [kernel.lowest_bit]
+    if kernel.AVAILABLE:
+        from numba import njit
+        finds.append(njit(kernel.lowest_bit))
     rng = np.random.default_rng(5)
     words = [1 << i for i in range(64)] + [int(x) | 1 << 63 for x in rng.integers(1, 2**62, 500)]
     for word in words:
         expected = (word & -word).bit_length() - 1
-        assert kernel.lowest_bit(np.uint64(word)) == expected
-        assert compiled_bit(np.uint64(word)) == expected
+        for find in finds:
+            assert find(np.uint64(word)) == expected

@@ -516,11 +516,12 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             # The window's documents that may reach the cut. Every match sums to at least 1
             # (impacts and weights are), so a sum of at least max(theta, 1) says it (the
             # count's bits below it). Per block of 64 (fixed, so LLVM vectorizes the
-            # compares; past the window's end the array is zero), one bit a document, and
-            # the set bits taken lowest first: the candidates in ascending order, as before.
-            # 0.04-0.07 ns a document where a block of 16 tested by its maximum and then
-            # compacted without a branch took 0.25-0.30 (bench/postings_floor.py's kernel
-            # columns; ADR 0033, addendum).
+            # compares; past the window's end the array is zero; blocks: ADR 0020), one bit
+            # a document, and the set bits taken lowest first: the candidates in ascending
+            # order. Timed alone over a window with 0-5% of its documents candidates, 0.04-0.07
+            # ns a document, where blocks of 16 tested by their maximum and then compacted
+            # without a branch took 0.25-0.37 (an int64 maximum vectorizes poorly); the
+            # kernel's gain is in docs/ranking.md (session of 2026-12-05).
             floor = max(theta, np.int64(1)) << COUNT_BITS
             nc = 0
             for b in range(_u((w1 - w0 + 63) // 64)):
