@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import types
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -43,8 +44,19 @@ def _reference(scorer: Bm25Scorer, plan: Plan, k: int) -> tuple[list[int], list[
     return ords.tolist(), units.tolist()
 
 
-def _kernel(scorer: Bm25Scorer, plan: Plan, k: int) -> tuple[list[int], list[int]]:
-    ords, units = scorer.score_top(plan, k)
+def _kernel(scorer: Bm25Scorer, plan: Plan, k: int,
+            whole: bool = True) -> tuple[list[int], list[int]]:
+    """The kernel's answer by ordinal: as the scorer calls it (an exhaustive plan's sums in
+    arrays of all documents), or without those arrays (``whole`` false: per window)."""
+    if whole:
+        ords, units = scorer.score_top(plan, k)
+    else:
+        lists, groups = scorer.list_table(plan)
+        found = kernel.top_candidates(
+            scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
+            1 << scorer.coverage_bits, scorer.coverage, len(plan), pool=scorer.unions.arrays)
+        assert found is not None
+        ords, units = found
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
 
@@ -65,8 +77,9 @@ def force_paths(monkeypatch: pytest.MonkeyPatch, max_pruned: int) -> None:
 @pytest.mark.parametrize("max_pruned", [0, 3, 100, -1])
 # 50 and 100: windows not a whole number of the exhaustive filter's blocks of 64.
 @pytest.mark.parametrize("window", [50, 64, 100, 4096])
+@pytest.mark.parametrize("whole", [True, False])
 def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
-        prf_index: Bm25PrfIndex, max_pruned: int, window: int,
+        prf_index: Bm25PrfIndex, max_pruned: int, window: int, whole: bool,
         monkeypatch: pytest.MonkeyPatch) -> None:
     if max_pruned >= 0:
         force_paths(monkeypatch, max_pruned)
@@ -78,7 +91,26 @@ def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
         k = rng.choice([1, 2, 5, 10, 37, 100, 5000])  # 5000: more than match
         # The expanded (weighted, 10+ terms) plan and the first pass's plan.
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
-            assert _kernel(scorer, plan, k) == _reference(scorer, plan, k), (terms, k)
+            assert _kernel(scorer, plan, k, whole) == _reference(scorer, plan, k), (terms, k)
+
+
+def test_concurrent_calls_are_each_lent_their_own_arrays_of_all_documents(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    force_paths(monkeypatch, 0)  # every plan exhaustive: every call writes the lent arrays
+    index = Bm25PrfProvider().build(_corpus(23, n=20_000))
+    scorer = index.scorer
+    rng = random.Random(23)
+    tasks = [(index.plan([rng.choice(VOCAB) for _ in range(rng.randint(2, 8))]),
+              rng.choice([1, 10, 100])) for _ in range(40)]
+    expected = [_reference(scorer, plan, k) for plan, k in tasks]
+    # The kernel releases the GIL: four threads on two cores run calls at once, and arrays
+    # shared between two of them would mix their sums.
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda task: _kernel(scorer, *task), tasks * 5))
+    assert got == expected * 5
+    lent = scorer._scratch
+    assert 1 <= len(lent) <= 4
+    assert not any(s.acc.any() for s in lent), "an array was not returned zero"
 
 
 @pytest.mark.parametrize("max_pruned", [0, 100])
@@ -121,21 +153,23 @@ def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 
 def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
-               max_pruned: int) -> tuple[list[int], list[int]]:
+               max_pruned: int, scratch: tuple[object, ...]) -> tuple[list[int], list[int]]:
     """The uncompiled kernel's answer for ``plan`` (windows of 50: not whole blocks of the
     exhaustive filter's 64), by ordinal."""
     lists, groups = scorer.list_table(plan)
     ords, units, _ = plain._top_candidates(
         scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
         1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
-        max_pruned, -1.0, 0.0, *scorer.unions.arrays)
+        max_pruned, -1.0, 0.0, *scorer.unions.arrays, *scratch)
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
 
 
 @pytest.mark.parametrize("max_pruned", [0, 3, 100])
+@pytest.mark.parametrize("whole", [True, False])
 def test_the_kernel_loops_stay_in_bounds_as_plain_python(
-        prf_index: Bm25PrfIndex, max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        prf_index: Bm25PrfIndex, max_pruned: int, whole: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     plain = _uncompiled_kernel(monkeypatch)
     scorer = prf_index.scorer
     rng = random.Random(max_pruned)
@@ -145,8 +179,11 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
         k = rng.choice([1, 5, 37, 5000])
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
-            got = _plain_top(plain, scorer, plan, k, max_pruned)
+            # Arrays of exactly the size the kernel asks for: one more read past them raises.
+            scratch = plain.Scratch.of(scorer.n_docs) if whole else plain._NO_SCRATCH
+            got = _plain_top(plain, scorer, plan, k, max_pruned, scratch)
             assert got == _reference(scorer, plan, k), (terms, k)
+            assert not scratch.acc.any(), "the array was not returned zero"
 
 
 def test_maxscore_is_chosen_where_one_long_list_holds_most_postings_for_the_k(

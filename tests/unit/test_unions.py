@@ -70,10 +70,15 @@ def test_a_pooled_term_holds_each_document_once_at_its_best_value() -> None:
 
 
 @pytest.mark.parametrize("max_pruned", [0, 100])
+@pytest.mark.parametrize("whole", [True, False])
+# Lists under SMALL_LIST postings are folded into one per call; under 4, a term's lists stay
+# apart, as the long lists of a large corpus do.
+@pytest.mark.parametrize("small", [kernel.SMALL_LIST, 4])
 def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
-        max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        max_pruned: int, whole: bool, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
     force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", 64)
+    monkeypatch.setattr(kernel, "SMALL_LIST", small)
     index = _fresh(900)  # room for a few merged terms only
     scorer = index.scorer
     rng = random.Random(max_pruned)
@@ -83,7 +88,7 @@ def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
         terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
         k = rng.choice([1, 5, 37, 5000])
         for plan in (index.plan(terms), index.base_plan(terms)):
-            assert _kernel(scorer, plan, k) == _reference(scorer, plan, k), (terms, k)
+            assert _kernel(scorer, plan, k, whole) == _reference(scorer, plan, k), (terms, k)
             lists, groups = scorer.list_table(plan)
             pooled = bool((lists[:, 0] >= len(scorer.docs)).any())
             mixed += pooled and bool((np.diff(groups) > 1).any())
@@ -123,18 +128,23 @@ def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
 
 
 @pytest.mark.parametrize("max_pruned", [0, 100])
+@pytest.mark.parametrize("whole", [True, False])
+@pytest.mark.parametrize("small", [kernel.SMALL_LIST, 4])
 def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
-        max_pruned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        max_pruned: int, whole: bool, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
     index = _fresh(900)
     scorer = index.scorer
     plain = _uncompiled_kernel(monkeypatch)
+    monkeypatch.setattr(plain, "SMALL_LIST", small)
     rng = random.Random(max_pruned + 1)
     for _ in range(15):
         terms = [rng.choice([*WORDS, "wid"]) for _ in range(rng.randint(1, 5))]
         k = rng.choice([1, 5, 5000])
         for plan in (index.plan(terms), index.base_plan(terms)):
-            got = _plain_top(plain, scorer, plan, k, max_pruned)
+            scratch = plain.Scratch.of(scorer.n_docs) if whole else plain._NO_SCRATCH
+            got = _plain_top(plain, scorer, plan, k, max_pruned, scratch)
             assert got == _reference(scorer, plan, k), (terms, k)
+            assert not scratch.acc.any(), "the array was not returned zero"
 
 
 def test_a_full_pool_merges_nothing_it_cannot_keep_and_forgets_its_refusals(
@@ -163,3 +173,22 @@ def test_a_full_pool_merges_nothing_it_cannot_keep_and_forgets_its_refusals(
     for term in range(5):
         pool._add(((term, 1 << 16), (term + 1, 1 << 16)), one, one)
         assert len(pool._refused) <= 2
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_the_last_document_counts_in_every_list_of_a_term_of_several(
+        whole: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    force_paths(monkeypatch, 0)
+    monkeypatch.setattr(kernel, "SMALL_LIST", 1)  # no list folded: each streamed as it is
+    texts = ["berth pilot", "quay tide", "wharf helm", "tide"] * 80 + ["wharf quay helm"]
+    docs = [Document(id=f"d{i:03d}", text=text) for i, text in enumerate(texts)]
+    index = Bm25PrfProvider(synonyms={"berth": ["quay", "wharf"], "pilot": ["helm"]}).build(
+        Corpus(docs))
+    scorer = index.scorer
+    scorer.__dict__["unions"] = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, 0)
+    plan = index.base_plan(["berth", "pilot"])
+    _, groups = scorer.list_table(plan)
+    assert (np.diff(groups) > 1).all()  # both terms several lists, none pooled
+    got = _kernel(scorer, plan, 5000, whole)
+    assert got == _reference(scorer, plan, 5000)
+    assert len(docs) - 1 in got[0]

@@ -17,23 +17,25 @@ scorer already holds the group merged (``unions.py``): list rows that start past
 index's postings are ranges of that pool.
 
 A plan with more than ``MAX_PRUNED`` query terms (bm25@3's feedback query: the query's terms
-and ten light expansion terms) skips the pruning: each window adds every posting and scores
-the documents that reach the cut. Those bounds sum above the cut for long, so MaxScore kept
-most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018). So
-does a plan whose postings are spread evenly over its terms, or few for its k
-(``PRUNE_SHARE``, ADR 0033): MaxScore saves what it skips of one long list.
+and ten light expansion terms) skips the pruning: every posting is added and each window's
+documents that reach the cut are scored. Those bounds sum above the cut for long, so MaxScore
+kept most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018).
+So does a plan whose postings are spread evenly over its terms, or few for its k
+(``PRUNE_SHARE``, ADR 0033): MaxScore saves what it skips of one long list. Given an array
+of all documents (``Scratch``), that path adds each query term of one list in one run, not a
+window at a time (ADR 0041).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from ..compiled import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "top_candidates", "union"]
+__all__ = ["AVAILABLE", "Scratch", "top_candidates", "union"]
 
 # Lists shorter than this within one query term are merged before scoring: cheap to merge,
 # and one seek in their union replaces a seek in each (a prefix can have dozens).
@@ -453,7 +455,7 @@ def _prunes(length: Any, k: int, max_pruned: int, share_at: float, share_slope: 
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
                     window: int, max_pruned: int, share_at: float, share_slope: float,
-                    pool_d: Any, pool_v: Any) -> Any:
+                    pool_d: Any, pool_v: Any, whole_acc: Any) -> Any:
     if k <= 0 or len(given) == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), True
     if not _packable(given, given_groups):
@@ -486,13 +488,38 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     ne_total = np.int64(0)
     exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
     one = np.int64(1) << wbits
+    # All documents' sums in one array, where the caller lent one (``Scratch``) and every
+    # query term is one list (or none): ADR 0041.
+    whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: see Scratch
+    for g in range(n_groups):
+        whole = whole and groups[g + 1] - groups[g] <= 1
+    if whole:
+        # Each term's postings added in one run: per window and term, two seeks and a loop's
+        # start cost ~100 ns, a fifth of the q8 kernel at 100k documents. The windows are
+        # then scored in the same order, against the same cuts.
+        for g in range(n_groups):
+            lo = groups[g]
+            if groups[g + 1] == lo:  # a query term the index lacks
+                continue
+            ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
+            q, w, p, e = lists[lo, 5], lists[lo, 3], lists[lo, 1], lists[lo, 2]
+            if w == one:
+                for j in range(_u(p), _u(e)):
+                    whole_acc[_u(ds[j])] += ((q * np.int64(vs[j])) << COUNT_BITS) + 1
+            else:
+                for j in range(_u(p), _u(e)):
+                    v = _weighted(np.int64(vs[j]), w, wbits)
+                    whole_acc[_u(ds[j])] += ((q * v) << COUNT_BITS) + 1
+        acc = whole_acc
     if exhaustive:
         # Many terms of small weight (a feedback query, ADR 0018), or no one long list to
         # skip (ADR 0033): pruning keeps most candidates and costs more than it saves.
-        # Every posting is added; the window's matches are scored against the cut.
+        # Every posting is added (above, or per window here); the window's matches are
+        # scored against the cut.
         for w0 in range(0, n_docs, window):
             w1 = min(w0 + window, n_docs)
-            for g in range(n_groups):
+            at = _u(w0) if whole else _u(0)  # the window's first document in ``acc``
+            for g in range(0 if whole else n_groups):
                 lo = groups[g]
                 if groups[g + 1] - lo != 1:  # several lists, or none
                     _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos, w0,
@@ -524,11 +551,14 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             # kernel's gain is in docs/ranking.md (session of 2026-12-05).
             floor = max(theta, np.int64(1)) << COUNT_BITS
             nc = 0
+            size_w = _u(w1 - w0)
             for b in range(_u((w1 - w0 + 63) // 64)):
                 base = b * _u(64)
                 reached = _u(0)
                 for i in range(_u(64)):
-                    reached |= _u(acc[base + i] >= floor) << i
+                    reached |= _u(acc[at + base + i] >= floor) << i
+                if base + _u(64) > size_w:  # a block past the window: the next one's sums
+                    reached &= (_u(1) << (size_w - base)) - _u(1)
                 while reached != 0:
                     cand[_u(nc)] = base + _ctz(reached)
                     nc += 1
@@ -538,7 +568,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 out_s = _grown(out_s, n_out + nc)
             for i in range(_u(nc)):
                 dl = cand[i]
-                u, m = acc[_u(dl)] >> COUNT_BITS, acc[_u(dl)] & COUNT_MASK
+                u, m = acc[at + _u(dl)] >> COUNT_BITS, acc[at + _u(dl)] & COUNT_MASK
                 if _below(u, m, theta, cov_one, cov_c, distinct):
                     continue  # a product, not the division: most candidates stop here
                 score = _covered(u, m, cov_one, cov_c, distinct)
@@ -548,8 +578,8 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 size = _push(heap, size, k, score)
                 if size == k and heap[0] > theta:
                     theta = heap[0]
-            for dl in range(w1 - w0):
-                acc[dl] = 0
+            for dl in range(size_w):  # the lent arrays are returned as lent: zero
+                acc[at + dl] = 0
     # Every touched entry is zeroed before the next window (dropped candidates by
     # _drop_hopeless, the rest as they are scored): each window starts from zero arrays.
     for w0 in range(0, 0 if exhaustive else n_docs, window):
@@ -680,8 +710,8 @@ _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else
 def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-                   window: int | None = None,
-                   pool: tuple[Any, Any] | None = None) -> tuple[Any, Any] | None:
+                   window: int | None = None, pool: tuple[Any, Any] | None = None,
+                   scratch: Scratch | None = None) -> tuple[Any, Any] | None:
     """Documents scoring at least the k-th best score (ties included) and their scores;
     None for a plan the packed sums cannot hold (``COUNT_BITS``): score it otherwise.
 
@@ -689,18 +719,36 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     impacts are scaled by, the most it can add to a document (qtf and weight applied) and
     its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``. A row
     starting at ``len(docs)`` or past it is a range of ``pool`` (documents and values,
-    offset by ``len(docs)``), a query term's lists merged before (``union``).
+    offset by ``len(docs)``), a query term's lists merged before (``union``). ``scratch``
+    (``Scratch.of(n_docs)``), if given, is where an exhaustive plan adds its sums: it must be
+    zero, it is zero again on return, and no other call may use it meanwhile.
     """
     assert _kernel is not None
     pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
+    whole = scratch if scratch is not None else _NO_SCRATCH
     ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
                                  cov_c, distinct, SMALL_LIST,
                                  window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
-                                 MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v)
+                                 MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v, whole.acc)
     return (ords, scores) if held else None
 
 
+class Scratch(NamedTuple):
+    """An array of all documents that an exhaustive plan's sums go into (ADR 0041), lent by
+    the caller: allocated once per scorer and concurrent call, not per request, since fresh
+    zeroed pages cost a fault each (50 us and more at 100k documents)."""
+
+    acc: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, n_docs: int) -> Scratch:
+        """The array for ``n_docs`` documents. The filter reads a window's sums in blocks of
+        64 from its first document, so the last block may end 63 past the last document."""
+        return cls(np.zeros(n_docs + 63, dtype=np.int64))
+
+
 _EMPTY = np.zeros(0, dtype=np.int32)
+_NO_SCRATCH = Scratch(np.zeros(0, dtype=np.int64))
 
 
 def union(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],

@@ -138,11 +138,26 @@ class Bm25Scorer:
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
                 np.array(groups, dtype=np.int64))
 
+    @cached_property
+    def _scratch(self) -> list[kernel.Scratch]:
+        """The kernel's arrays of all documents not in use now (``kernel.Scratch``): one per
+        concurrent call at most, each lent to one call at a time (``list.pop`` and ``append``
+        are atomic)."""
+        return []
+
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray] | None:
         lists, groups = self.list_table(plan)
-        return kernel.top_candidates(
+        try:
+            scratch = self._scratch.pop()
+        except IndexError:
+            scratch = kernel.Scratch.of(self.n_docs)
+        found = kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
-            1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays)
+            1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
+            scratch=scratch)
+        # Not in a ``finally``: an array a failed call left half written is dropped.
+        self._scratch.append(scratch)
+        return found
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
         """Scores of the given documents (0 where one matches nothing): compiled if numba
