@@ -113,6 +113,21 @@ def test_concurrent_calls_are_each_lent_their_own_arrays_of_all_documents(
     assert not any(s.acc.any() for s in lent), "an array was not returned zero"
 
 
+def test_a_scorer_of_more_than_whole_docs_documents_lends_no_array(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    force_paths(monkeypatch, 0)
+    index = Bm25PrfProvider().build(_corpus(29))
+    scorer = index.scorer
+    plan = index.plan(["w1", "w2", "w3"])
+    monkeypatch.setattr(kernel, "WHOLE_DOCS", scorer.n_docs)
+    assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
+    assert len(scorer._scratch) == 1
+    monkeypatch.setattr(kernel, "WHOLE_DOCS", scorer.n_docs - 1)
+    scorer.__dict__.pop("_scratch")
+    assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
+    assert scorer._scratch == []
+
+
 @pytest.mark.parametrize("max_pruned", [0, 100])
 def test_ties_at_the_cut_are_all_kept_on_both_paths(max_pruned: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:

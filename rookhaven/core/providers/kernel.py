@@ -22,8 +22,8 @@ documents that reach the cut are scored. Those bounds sum above the cut for long
 kept most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018).
 So does a plan whose postings are spread evenly over its terms, or few for its k
 (``PRUNE_SHARE``, ADR 0033): MaxScore saves what it skips of one long list. Given an array
-of all documents (``Scratch``), that path adds each query term of one list in one run, not a
-window at a time (ADR 0041).
+of all documents (``Scratch``; the scorer lends one up to ``WHOLE_DOCS``), that path adds each
+query term of one list in one run, not a window at a time (ADR 0041).
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ SMALL_LIST = 2048
 # cost per window and essential term weighs more where most windows hold no candidate).
 WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 8192
+# Up to this many documents the scorer lends the exhaustive path an array of all of them
+# (``Scratch``, ADR 0041): 1 MiB of sums, within a 2 MiB L2. At 100k documents it took
+# 13-14% off the q8 kernel; at 300k and 1M nothing, for 8 MB a concurrent call at 1M.
+WHOLE_DOCS = 1 << 17
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
 # MaxScore scores a plan (of at most MAX_PRUNED terms) whose longest query term holds at least
@@ -578,7 +582,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                 size = _push(heap, size, k, score)
                 if size == k and heap[0] > theta:
                     theta = heap[0]
-            for dl in range(size_w):  # the lent arrays are returned as lent: zero
+            for dl in range(size_w):  # a lent array is returned zero, as it was lent
                 acc[at + dl] = 0
     # Every touched entry is zeroed before the next window (dropped candidates by
     # _drop_hopeless, the rest as they are scored): each window starts from zero arrays.

@@ -145,18 +145,25 @@ class Bm25Scorer:
         are atomic)."""
         return []
 
+    def _borrow(self) -> kernel.Scratch | None:
+        """An array for the kernel's sums of all documents, where it takes one."""
+        if self.n_docs > kernel.WHOLE_DOCS:
+            return None
+        try:
+            return self._scratch.pop()
+        except IndexError:
+            return kernel.Scratch.of(self.n_docs)
+
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray] | None:
         lists, groups = self.list_table(plan)
-        try:
-            scratch = self._scratch.pop()
-        except IndexError:
-            scratch = kernel.Scratch.of(self.n_docs)
+        scratch = self._borrow()
         found = kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
             1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
             scratch=scratch)
         # Not in a ``finally``: an array a failed call left half written is dropped.
-        self._scratch.append(scratch)
+        if scratch is not None:
+            self._scratch.append(scratch)
         return found
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
