@@ -46,8 +46,8 @@ def _reference(scorer: Bm25Scorer, plan: Plan, k: int) -> tuple[list[int], list[
 
 def _kernel(scorer: Bm25Scorer, plan: Plan, k: int,
             whole: bool = True) -> tuple[list[int], list[int]]:
-    """The kernel's answer by ordinal: as the scorer calls it (an exhaustive plan's sums in
-    arrays of all documents), or without those arrays (``whole`` false: per window)."""
+    """The kernel's answer by ordinal: as the scorer calls it (an exhaustive plan's sums in a
+    lent array of all documents), or with none lent (``whole`` false: per window)."""
     if whole:
         ords, units = scorer.score_top(plan, k)
     else:
@@ -96,7 +96,7 @@ def test_both_paths_keep_exactly_the_documents_at_or_above_the_kth_score(
 
 def test_concurrent_calls_are_each_lent_their_own_arrays_of_all_documents(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    force_paths(monkeypatch, 0)  # every plan exhaustive: every call writes the lent arrays
+    force_paths(monkeypatch, 0)  # every plan exhaustive: every call writes its lent array
     index = Bm25PrfProvider().build(_corpus(23, n=20_000))
     scorer = index.scorer
     rng = random.Random(23)
