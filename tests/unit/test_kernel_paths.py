@@ -108,9 +108,9 @@ def test_concurrent_calls_are_each_lent_their_own_arrays_of_all_documents(
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda task: _kernel(scorer, *task), tasks * 5))
     assert got == expected * 5
-    lent = scorer._scratch
+    lent = scorer._lendable
     assert 1 <= len(lent) <= 4
-    assert not any(s.acc.any() for s in lent), "an array was not returned zero"
+    assert not any(sums.any() for sums in lent), "an array was not returned zero"
 
 
 def test_a_scorer_of_more_than_whole_docs_documents_lends_no_array(
@@ -121,11 +121,11 @@ def test_a_scorer_of_more_than_whole_docs_documents_lends_no_array(
     plan = index.plan(["w1", "w2", "w3"])
     monkeypatch.setattr(kernel, "WHOLE_DOCS", scorer.n_docs)
     assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
-    assert len(scorer._scratch) == 1
+    assert len(scorer._lendable) == 1
     monkeypatch.setattr(kernel, "WHOLE_DOCS", scorer.n_docs - 1)
-    scorer.__dict__.pop("_scratch")
+    scorer.__dict__.pop("_lendable")
     assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
-    assert scorer._scratch == []
+    assert scorer._lendable == []
 
 
 @pytest.mark.parametrize("max_pruned", [0, 100])
@@ -168,14 +168,14 @@ def _uncompiled_kernel(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 
 
 def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
-               max_pruned: int, scratch: tuple[object, ...]) -> tuple[list[int], list[int]]:
+               max_pruned: int, sums: np.ndarray) -> tuple[list[int], list[int]]:
     """The uncompiled kernel's answer for ``plan`` (windows of 50: not whole blocks of the
     exhaustive filter's 64), by ordinal."""
     lists, groups = scorer.list_table(plan)
     ords, units, _ = plain._top_candidates(
         scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
         1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
-        max_pruned, -1.0, 0.0, *scorer.unions.arrays, *scratch)
+        max_pruned, -1.0, 0.0, *scorer.unions.arrays, sums)
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
 
@@ -195,10 +195,10 @@ def test_the_kernel_loops_stay_in_bounds_as_plain_python(
         k = rng.choice([1, 5, 37, 5000])
         for plan in (prf_index.plan(terms), prf_index.base_plan(terms)):
             # Arrays of exactly the size the kernel asks for: one more read past them raises.
-            scratch = plain.Scratch.of(scorer.n_docs) if whole else plain._NO_SCRATCH
-            got = _plain_top(plain, scorer, plan, k, max_pruned, scratch)
+            sums = plain.whole_sums(scorer.n_docs) if whole else plain._EMPTY_SUMS
+            got = _plain_top(plain, scorer, plan, k, max_pruned, sums)
             assert got == _reference(scorer, plan, k), (terms, k)
-            assert not scratch.acc.any(), "the array was not returned zero"
+            assert not sums.any(), "the array was not returned zero"
 
 
 def test_maxscore_is_chosen_where_one_long_list_holds_most_postings_for_the_k(

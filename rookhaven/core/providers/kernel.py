@@ -22,20 +22,20 @@ documents that reach the cut are scored. Those bounds sum above the cut for long
 kept most candidates and its bookkeeping cost more than the postings it skipped (ADR 0018).
 So does a plan whose postings are spread evenly over its terms, or few for its k
 (``PRUNE_SHARE``, ADR 0033): MaxScore saves what it skips of one long list. Given an array
-of all documents (``Scratch``; the scorer lends one up to ``WHOLE_DOCS``), that path adds each
-query term of one list in one run, not a window at a time (ADR 0041).
+of all documents (``whole_sums``; the scorer lends one up to ``WHOLE_DOCS``), that path adds
+each query term of one list in one run, not a window at a time (ADR 0041).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..compiled import AVAILABLE, njit
 
-__all__ = ["AVAILABLE", "Scratch", "top_candidates", "union"]
+__all__ = ["AVAILABLE", "top_candidates", "union", "whole_sums"]
 
 # Lists shorter than this within one query term are merged before scoring: cheap to merge,
 # and one seek in their union replaces a seek in each (a prefix can have dozens).
@@ -46,7 +46,7 @@ SMALL_LIST = 2048
 WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 8192
 # Up to this many documents the scorer lends the exhaustive path an array of all of them
-# (``Scratch``, ADR 0041): 1 MiB of sums, within a 2 MiB L2. At 100k documents it took
+# (``whole_sums``, ADR 0041): 1 MiB of sums, within a 2 MiB L2. At 100k documents it took
 # 13-14% off the q8 kernel; at 300k and 1M nothing, for 8 MB a concurrent call at 1M.
 WHOLE_DOCS = 1 << 17
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
@@ -492,15 +492,17 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     ne_total = np.int64(0)
     exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
     one = np.int64(1) << wbits
-    # All documents' sums in one array, where the caller lent one (``Scratch``) and every
+    # All documents' sums in one array, where the caller lent one (``whole_sums``) and every
     # query term is one list (or none): ADR 0041.
-    whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: see Scratch
+    whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: whole_sums
     for g in range(n_groups):
         whole = whole and groups[g + 1] - groups[g] <= 1
     if whole:
         # Each term's postings added in one run: per window and term, two seeks and a loop's
         # start cost ~100 ns, a fifth of the q8 kernel at 100k documents. The windows are
-        # then scored in the same order, against the same cuts.
+        # then scored in the same order, against the same cuts. The loop repeats the
+        # per-window one below: one loop over spans (a window, or every document) cost the
+        # q8 kernel 4-8% more.
         for g in range(n_groups):
             lo = groups[g]
             if groups[g + 1] == lo:  # a query term the index lacks
@@ -715,7 +717,7 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                    lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
                    window: int | None = None, pool: tuple[Any, Any] | None = None,
-                   scratch: Scratch | None = None) -> tuple[Any, Any] | None:
+                   sums: npt.NDArray[np.int64] | None = None) -> tuple[Any, Any] | None:
     """Documents scoring at least the k-th best score (ties included) and their scores;
     None for a plan the packed sums cannot hold (``COUNT_BITS``): score it otherwise.
 
@@ -723,36 +725,31 @@ def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     impacts are scaled by, the most it can add to a document (qtf and weight applied) and
     its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``. A row
     starting at ``len(docs)`` or past it is a range of ``pool`` (documents and values,
-    offset by ``len(docs)``), a query term's lists merged before (``union``). ``scratch``
-    (``Scratch.of(n_docs)``), if given, is where an exhaustive plan adds its sums: it must be
+    offset by ``len(docs)``), a query term's lists merged before (``union``). ``sums``
+    (``whole_sums(n_docs)``), if given, is where an exhaustive plan adds its sums: it must be
     zero, it is zero again on return, and no other call may use it meanwhile.
     """
     assert _kernel is not None
     pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
-    whole = scratch if scratch is not None else _NO_SCRATCH
     ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
                                  cov_c, distinct, SMALL_LIST,
                                  window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
-                                 MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v, whole.acc)
+                                 MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v,
+                                 _EMPTY_SUMS if sums is None else sums)
     return (ords, scores) if held else None
 
 
-class Scratch(NamedTuple):
-    """An array of all documents that an exhaustive plan's sums go into (ADR 0041), lent by
-    the caller: allocated once per scorer and concurrent call, not per request, since fresh
-    zeroed pages cost a fault each (50 us and more at 100k documents)."""
-
-    acc: npt.NDArray[np.int64]
-
-    @classmethod
-    def of(cls, n_docs: int) -> Scratch:
-        """The array for ``n_docs`` documents. The filter reads a window's sums in blocks of
-        64 from its first document, so the last block may end 63 past the last document."""
-        return cls(np.zeros(n_docs + 63, dtype=np.int64))
+def whole_sums(n_docs: int) -> npt.NDArray[np.int64]:
+    """A zeroed array for the exhaustive path's sums of all ``n_docs`` documents (ADR 0041),
+    lent by the caller and allocated once per scorer and concurrent call, not per request:
+    fresh zeroed pages cost a fault each (50 us and more at 100k documents). The filter
+    reads a window's sums in blocks of 64 from its first document, so the last block may end
+    63 past the last document."""
+    return np.zeros(n_docs + 63, dtype=np.int64)
 
 
 _EMPTY = np.zeros(0, dtype=np.int32)
-_NO_SCRATCH = Scratch(np.zeros(0, dtype=np.int64))
+_EMPTY_SUMS = np.zeros(0, dtype=np.int64)
 
 
 def union(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],

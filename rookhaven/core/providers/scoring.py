@@ -139,31 +139,31 @@ class Bm25Scorer:
                 np.array(groups, dtype=np.int64))
 
     @cached_property
-    def _scratch(self) -> list[kernel.Scratch]:
-        """The kernel's arrays of all documents not in use now (``kernel.Scratch``): one per
-        concurrent call at most, each lent to one call at a time (``list.pop`` and ``append``
-        are atomic)."""
+    def _lendable(self) -> list[IntArray]:
+        """The kernel's arrays of all documents' sums not in use now (``kernel.whole_sums``):
+        one per concurrent call at most, each lent to one call at a time (``list.pop`` and
+        ``append`` are atomic)."""
         return []
 
-    def _borrow(self) -> kernel.Scratch | None:
+    def _borrow(self) -> IntArray | None:
         """An array for the kernel's sums of all documents, where it takes one."""
         if self.n_docs > kernel.WHOLE_DOCS:
             return None
         try:
-            return self._scratch.pop()
+            return self._lendable.pop()
         except IndexError:
-            return kernel.Scratch.of(self.n_docs)
+            return kernel.whole_sums(self.n_docs)
 
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray] | None:
         lists, groups = self.list_table(plan)
-        scratch = self._borrow()
+        sums = self._borrow()
         found = kernel.top_candidates(
             self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
             1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
-            scratch=scratch)
+            sums=sums)
         # Not in a ``finally``: an array a failed call left half written is dropped.
-        if scratch is not None:
-            self._scratch.append(scratch)
+        if sums is not None:
+            self._lendable.append(sums)
         return found
 
     def score_docs(self, plan: Plan, ords: IntArray) -> IntArray:
