@@ -77,15 +77,20 @@ def test_a_primary_killed_while_jobs_drain_loses_no_acknowledged_result(
     pipe = pipeline(env)
     docs = documents(1500)
     digest = pipe.add_corpus(docs, "port").digest
-    workers.start("w1", concurrency=1, beat=True)
-    workers.start("w2", concurrency=1)
     first, later = requests(JOBS), requests(100, tag="after-")
     server = StdioSession({**env, "ROOKHAVEN_LOG_LEVEL": "warning"})  # lives through it all
     server.initialize()
+    # Every job queued before the workers start, and neither start waited for: with workers
+    # running, a slow submitter (a replica confirmed every batch, on a loaded machine) was
+    # matched job for job, or the first worker drained the queue while the second started,
+    # and nothing was left to drain when the kill could land.
     ids = [r.job_id for r in pipe.submit_many(first, "port")]
     assert _tool(server, "get_job", {"jobId": ids[0]})["job_id"] == ids[0]
+    started = [workers.start("w1", concurrency=1, beat=True, wait=False),
+               workers.start("w2", concurrency=1, wait=False)]
     # One ZCARD per poll: polling 1,200 job states would slow the drain it waits on.
     wait_until(lambda: pipe.store.audits.count(corpus=digest) >= 60, 120, what="60 jobs done")
+    assert all(proc.poll() is None for proc in started), "a worker exited: see its log"
 
     old_primary = nodes.ports["primary"]
     logs = sorted((tmp_path / "logs").glob("*.log"))

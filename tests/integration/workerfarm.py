@@ -85,8 +85,10 @@ class WorkerFarm:
             return set()
 
     def start(self, name: str, concurrency: int = 2, beat: bool = False,
-              timeout: float = 60, app: str = "workers") -> subprocess.Popen[bytes]:
-        """Start a worker of ``app`` and wait until its heartbeat shows it consuming."""
+              timeout: float = 60, app: str = "workers",
+              wait: bool = True) -> subprocess.Popen[bytes]:
+        """Start a worker of ``app`` and (with ``wait``) wait until its heartbeat shows it
+        consuming."""
         before = self.instances()
         command = [sys.executable, "-m", "celery", "-A", app, "worker",
                    "-n", f"{name}@%h", "-c", str(concurrency), "-O", "fair", "-l", "warning",
@@ -99,6 +101,8 @@ class WorkerFarm:
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log,
                                 start_new_session=True)
         self.procs.append(proc)
+        if not wait:
+            return proc
         wait_until(lambda: proc.poll() is not None or self.instances() - before, timeout,
                    what=f"worker {name} to start")
         assert proc.poll() is None, f"worker {name} exited: see {self.logs / (name + '.log')}"
