@@ -77,13 +77,17 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
     assert pipe.store.keys.sharded and len(pipe.store.logs) == 64
     docs = documents(800)
     digest = pipe.add_corpus(docs, "port").digest
-    workers.start("c1", concurrency=1, beat=True)  # beat sweeps what a failover dropped
-    workers.start("c2", concurrency=1)
     first, later = requests(JOBS, tag="c-"), requests(JOBS // 4, tag="after-")
     started = time.monotonic()
+    # Queued before the workers start, neither start waited for: workers already running
+    # can keep pace with a submitter that confirms a replica every batch, and leave nothing
+    # to drain when the kill lands (as the Sentinel failover test found on a slow machine).
     ids = [r.job_id for r in pipe.submit_many(first, "port")]
+    procs = [workers.start("c1", concurrency=1, beat=True, wait=False),  # beat sweeps what
+             workers.start("c2", concurrency=1, wait=False)]  # a failover dropped
     wait_until(lambda: pipe.store.audits.count(corpus=digest) >= JOBS // 5, 300,
                what=f"{JOBS // 5} jobs done")
+    assert all(proc.poll() is None for proc in procs), "a worker exited: see its log"
     note = checkpoints.sign_now(pipe.store, PRIVATE)  # the set an auditor keeps
     (tmp_path / "before.cp").write_text(note)
 
