@@ -123,7 +123,7 @@ def test_a_scorer_of_more_than_whole_docs_documents_lends_no_array(
     assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
     assert len(scorer._lendable) == 1
     monkeypatch.setattr(kernel, "WHOLE_DOCS", scorer.n_docs - 1)
-    scorer.__dict__.pop("_lendable")
+    scorer._lendable.clear()
     assert _kernel(scorer, plan, 10) == _reference(scorer, plan, 10)
     assert scorer._lendable == []
 

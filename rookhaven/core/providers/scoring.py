@@ -6,7 +6,7 @@ so the engine may ask for the top k only and get exactly what a full scoring wou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -33,6 +33,12 @@ class Bm25Scorer:
     coverage: int
     coverage_bits: int
     weight_bits: int
+    # The kernel's arrays of all documents' sums not in use now (``kernel.whole_sums``): one
+    # per concurrent call at most, each lent to one call at a time (``list.pop`` and
+    # ``append`` are atomic). A field, made with the scorer: created on first use, two
+    # threads could each make one and one list would be lost with what it held.
+    _lendable: list[IntArray] = field(default_factory=list, init=False, repr=False,
+                                      compare=False)
 
     def group(self, expansion: Expansion) -> tuple[IntArray, IntArray]:
         """Documents matching any term of one query term's expansion, each with its best value."""
@@ -137,13 +143,6 @@ class Bm25Scorer:
             groups.append(len(flat) // 5)
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
                 np.array(groups, dtype=np.int64))
-
-    @cached_property
-    def _lendable(self) -> list[IntArray]:
-        """The kernel's arrays of all documents' sums not in use now (``kernel.whole_sums``):
-        one per concurrent call at most, each lent to one call at a time (``list.pop`` and
-        ``append`` are atomic)."""
-        return []
 
     def _borrow(self) -> IntArray | None:
         """An array for the kernel's sums of all documents, where it takes one."""
