@@ -110,6 +110,9 @@ class MemoryBackend:
         done = self.inline.retrieve(request, corpus, engine)
         return dataclasses.replace(done, mode="pipeline", reason="a worker answered")
 
+    def answers_at_once(self, corpus: str | None, engine: str | None = None) -> bool:
+        return False  # as the pipeline's: a store call each time
+
     def submit(self, request: RetrievalRequest, corpus: str | None,
                engine: str | None = None) -> JobOutput:
         self._reachable()

@@ -68,10 +68,17 @@ async def off_loop(fn: Callable[..., T], *args: object,
     A cancelled call is released at once; the thread's work finishes unseen (the core
     cannot be interrupted, and its result is content-addressed, so nothing is half-done).
     """
+    return await anyio.to_thread.run_sync(functools.partial(on_loop, fn, *args, mapped=mapped),
+                                          abandon_on_cancel=True)
+
+
+def on_loop(fn: Callable[..., T], *args: object,
+            mapped: Callable[[RookhavenError], Exception] = tool_error) -> T:
+    """``fn(*args)`` here, errors mapped and the call counted as ``off_loop`` does: for work
+    that cannot block (a small index already built), which a thread hop would only slow."""
     operation = getattr(fn, "__name__", "call")
     try:
-        value = await anyio.to_thread.run_sync(functools.partial(fn, *args),
-                                               abandon_on_cancel=True)
+        value = fn(*args)
     except RookhavenError as exc:
         MCP_CALLS.labels(operation, _outcome(exc)).inc()
         raise mapped(exc) from exc

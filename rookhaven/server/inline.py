@@ -15,11 +15,17 @@ from ..core.corpus import Corpus
 from ..core.engine import Retriever
 from ..core.engines import engine_spec
 from ..core.identity import result_key
-from ..errors import ConfigError, NotFoundError
+from ..errors import ConfigError, NotFoundError, RookhavenError
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..verification import Selection
 from .outputs import CorporaOutput, CorpusInfo, JobOutput, LogProof, RunOutput, VerifyOutput
 from .ports import CorpusData, PreparedRun, RerankTarget, Retrieval, needs_pipeline
+
+# Up to this many documents a built index ranks on the event loop, not on a worker thread
+# (``answers_at_once``): the hop cost more than the ranking of a small corpus (docs/
+# pipeline-throughput.md, "MCP calls"), and a request over 10,000 documents takes well
+# under a millisecond, not long enough to hold up other calls.
+ON_LOOP_DOCS = 10_000
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -56,12 +62,31 @@ class InlineBackend:
     def retriever(self) -> Retriever:
         """The corpus indexed for the configured provider, loaded once per file version."""
         path = self._path
+        loaded = self._loaded
+        if loaded is not None and loaded[0] is not None and loaded[0] == _stamp(path):
+            return loaded[1]  # unchanged: no lock, which a build for another engine may hold
         with self._lock:
             stamp = _stamp(path)
             if self._loaded is None or stamp is None or self._loaded[0] != stamp:
                 corpus = self._settings.load_corpus(path)
                 self._loaded = (stamp, Retriever(corpus, self._settings.engine))
             return self._loaded[1]
+
+    def answers_at_once(self, corpus: str | None, engine: str | None = None) -> bool:
+        """Whether ``retrieve`` would rank at once, taking no lock: the file unchanged since
+        its index was built, for the default engine, with at most ON_LOOP_DOCS documents."""
+        loaded = self._loaded
+        if loaded is None or loaded[0] is None or loaded[0] != _stamp(self._path):
+            return False
+        retriever = loaded[1]
+        if (len(retriever.corpus) > ON_LOOP_DOCS
+                or corpus not in (None, self.name, retriever.corpus.digest)):
+            return False
+        try:
+            return engine is None or engine_spec(engine).ref == engine_spec(
+                self._settings.engine).ref
+        except RookhavenError:
+            return False  # ``retrieve`` says what is wrong with it
 
     def _resolve(self, corpus: str | None, engine: str | None = None) -> Retriever:
         retriever = self.retriever()

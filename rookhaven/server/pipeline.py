@@ -87,6 +87,10 @@ class PipelineBackend:
             return LATEST
         return self._file.retriever().corpus.digest
 
+    def answers_at_once(self, corpus: str | None, engine: str | None = None) -> bool:
+        """Never: every retrieval here reads or writes the store."""
+        return False
+
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
                  engine: str | None = None) -> Retrieval:
         ref = corpus or self._default()

@@ -1,6 +1,7 @@
 """The ports of the MCP server: what its tools need from a backend, and what one returns.
 
-Backend methods are synchronous and may block; the tools run them on worker threads.
+Backend methods are synchronous and may block; the tools run them on worker threads, but
+for a ``retrieve`` the backend says ``answers_at_once``.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Backend(Protocol):
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
                  engine: str | None = None) -> Retrieval: ...
+    def answers_at_once(self, corpus: str | None, engine: str | None = None) -> bool: ...
     def submit(self, request: RetrievalRequest, corpus: str | None,
                engine: str | None = None) -> JobOutput: ...
     def job(self, job_id: str) -> JobOutput: ...

@@ -17,7 +17,7 @@ from ..verification import Selection
 from .errors import off_loop, tool_error
 from .outputs import RunOutput
 from .ports import RerankTarget
-from .tools import ENGINE_REF_MAX, REF_MAX, InjectedState, Key
+from .tools import ENGINE_REF_MAX, REF_MAX, Key, State, state_of
 
 POLL = 0.2  # how often a waiting get_run looks at its run again (s)
 MAX_WAIT = 300
@@ -36,7 +36,7 @@ Moment = Annotated[datetime | None, Field(description="ISO 8601 date-time")]
 
 
 async def start_verification(
-    state: InjectedState, ctx: Context, all: bool = False,
+    ctx: Context, all: bool = False,
     sample: Sample = None, seed: Annotated[str | None, Field(
         description="seed the sample is drawn with (default: one made from the time; "
                     "recorded either way)")] = None,
@@ -51,6 +51,7 @@ async def start_verification(
     default), optionally only over one `corpus`. Follow it with get_run; alarms are
     listed in its summary and the full record is a resource.
     """
+    state = state_of(ctx)
     if sum((all, bool(keys), sample is not None)) > 1:
         raise tool_error(InputError("give one of all, keys or sample"))
     settings = state.settings
@@ -67,7 +68,7 @@ async def start_verification(
 
 
 async def start_rerank(
-    state: InjectedState, ctx: Context, corpus: OverCorpus = None,
+    ctx: Context, corpus: OverCorpus = None,
     since: Moment = None, until: Moment = None,
     limit: Annotated[Annotated[int, Field(ge=1)] | None,
                      Field(description="at most this many queries")] = None,
@@ -87,19 +88,20 @@ async def start_rerank(
     when one is alive and are computed in this server otherwise; the same run started
     again resumes where it stopped. Follow it with get_run.
     """
+    state = state_of(ctx)
     target = RerankTarget(corpus=corpus, since=since, until=until, limit=limit,
                           to_corpus=toCorpus, to_engine=toEngine, params=params)
     prepared = await off_loop(state.backend.start_rerank, target)
     return state.runs.start(prepared, ctx.request_context.session)
 
 
-async def _current(state: InjectedState, run_id: str) -> RunOutput:
+async def _current(state: State, run_id: str) -> RunOutput:
     here = state.runs.get(run_id)
     return here if here is not None else await off_loop(state.backend.recorded_run, run_id)
 
 
 async def get_run(
-    state: InjectedState, ctx: Context, runId: RunId,
+    ctx: Context, runId: RunId,
     wait: Annotated[float, Field(ge=0, le=MAX_WAIT, description="seconds to wait for the run "
                                  "to finish before answering (default 0: answer now)")] = 0,
 ) -> RunOutput:
@@ -109,6 +111,7 @@ async def get_run(
     With `wait`, answers when the run finishes or the wait is over, sending progress
     notifications meanwhile when the call carries a progress token.
     """
+    state = state_of(ctx)
     deadline = anyio.current_time() + wait
     run = await _current(state, runId)
     reported = -1

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
-from mcp.server.mcpserver import Context, Resolve
+from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
@@ -18,7 +18,7 @@ from ..config import Settings
 from ..core.identity import RESULT_KEY_PATTERN
 from ..errors import InvalidRequestError
 from ..models import RetrievalRequest
-from .errors import off_loop, tool_error
+from .errors import off_loop, on_loop, tool_error
 from .notify import tell
 from .outputs import (
     AuditOutput,
@@ -43,14 +43,9 @@ class State:
 
 
 def state_of(ctx: Context) -> State:
-    """The lifespan's State."""
+    """The lifespan's State. Read from the context every tool takes, not injected with the
+    SDK's ``Resolve``: its resolution cost ~70 us a call, a field read's work."""
     return cast(State, ctx.request_context.lifespan_context)
-
-
-async def _resolved_state(ctx: Context) -> State:
-    # Module level because the SDK resolves it by annotation; async because the SDK runs a
-    # plain resolver on a worker thread, a thread hop per tool call for a field read.
-    return state_of(ctx)
 
 
 def _not_bool(value: Any) -> Any:
@@ -84,7 +79,6 @@ Key = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
                            description="a result key (sha256: and 64 lowercase hex digits)")]
 JobId = Annotated[str, Field(pattern=RESULT_KEY_PATTERN,
                              description="a job id (its result key: sha256: and 64 hex digits)")]
-InjectedState = Annotated[State, Resolve(_resolved_state)]
 
 
 def build_request(settings: Settings, query: str, recall_budget: int | None, seed: str | None,
@@ -105,7 +99,7 @@ def limits(settings: Settings) -> dict[str, tuple[str, str, int]]:
 
 
 async def retrieve(
-    state: InjectedState, ctx: Context, query: Query, recallBudget: RecallBudget = None,
+    ctx: Context, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
     engine: EngineRef = None,
 ) -> RetrieveOutput:
@@ -116,10 +110,14 @@ async def retrieve(
     ``metadata.mode`` says which. The same arguments over the same corpus always give
     the same hits and audit, under the same ``result_key``.
     """
+    state = state_of(ctx)
     started = time.perf_counter()
     request = build_request(state.settings, query, recallBudget, seed, decompose)
     await ctx.report_progress(0, 1, "ranking")
-    done = await off_loop(state.backend.retrieve, request, corpus, engine)
+    if state.backend.answers_at_once(corpus, engine):
+        done = on_loop(state.backend.retrieve, request, corpus, engine)
+    else:
+        done = await off_loop(state.backend.retrieve, request, corpus, engine)
     await ctx.report_progress(1, 1, f"ranked ({done.mode})")
     if done.mode == "pipeline":
         await tell(ctx.request_context.session, "debug", {
@@ -131,7 +129,7 @@ async def retrieve(
 
 
 async def submit_retrieval(
-    state: InjectedState, ctx: Context, query: Query, recallBudget: RecallBudget = None,
+    ctx: Context, query: Query, recallBudget: RecallBudget = None,
     seed: Seed = None, corpus: CorpusRef = None, decompose: Decompose = True,
     engine: EngineRef = None,
 ) -> JobOutput:
@@ -140,6 +138,7 @@ async def submit_retrieval(
     Poll ``get_job`` with the job id; fetch the result with ``get_result`` once the job is
     done. A request whose result is already stored is answered as done without queueing.
     """
+    state = state_of(ctx)
     request = build_request(state.settings, query, recallBudget, seed, decompose)
     job = await off_loop(state.backend.submit, request, corpus, engine)
     await tell(ctx.request_context.session, "info", {
@@ -147,36 +146,41 @@ async def submit_retrieval(
     return job
 
 
-async def get_job(state: InjectedState,
+async def get_job(ctx: Context,
                   jobId: JobId) -> JobOutput:
     """The state of a job (queued, running, done, failed), its attempts and last error."""
+    state = state_of(ctx)
     return await off_loop(state.backend.job, jobId)
 
 
-async def get_result(state: InjectedState, resultKey: Key) -> ResultOutput:
+async def get_result(ctx: Context, resultKey: Key) -> ResultOutput:
     """A stored result by its result key, shaped like retrieve's (hits and audit), with the
     transparency log's inclusion proof for it against the latest signed checkpoint."""
+    state = state_of(ctx)
     result = await off_loop(state.backend.result, resultKey)
     return ResultOutput(hits=result.hits, audit=result.audit, result_key=resultKey,
                         proof=await off_loop(state.backend.proof, resultKey))
 
 
-async def get_audit(state: InjectedState, resultKey: Key) -> AuditOutput:
+async def get_audit(ctx: Context, resultKey: Key) -> AuditOutput:
     """The audit record of a stored result: seed, subqueries, budgets, corpus and engine,
     with the log's inclusion proof."""
+    state = state_of(ctx)
     audit = await off_loop(state.backend.audit, resultKey)
     return AuditOutput(result_key=resultKey, audit=audit,
                        proof=await off_loop(state.backend.proof, resultKey))
 
 
-async def verify_result(state: InjectedState, resultKey: Key) -> VerifyOutput:
+async def verify_result(ctx: Context, resultKey: Key) -> VerifyOutput:
     """Replay one stored result from its recorded inputs and report match or mismatch."""
+    state = state_of(ctx)
     return await off_loop(state.backend.verify, resultKey)
 
 
-async def list_corpora(state: InjectedState) -> CorporaOutput:
+async def list_corpora(ctx: Context) -> CorporaOutput:
     """The corpora this server can rank, which one is the default, and whether the job
     tools (submit, get, verify) have a pipeline behind them."""
+    state = state_of(ctx)
     return await off_loop(state.backend.corpora)
 
 
