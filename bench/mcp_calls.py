@@ -12,6 +12,11 @@ jsonschema, in Python) or, with ``--client typescript``, the TypeScript SDK's
 (``bench/mcp_calls_client.mjs``, schema compiled by Ajv; Node and the SDK from
 ``tools/node_tools.sh``), as issue 28 measured. The servers are children of this script
 and are stopped before it exits.
+
+With ``--server-cpu``, each HTTP server then answers N more calls (no warm-up) and the CPU
+time it used for them is printed, us a call: unlike calls/s, which swung by a third between
+runs on two shared cores, the server's own CPU a call is steady to ~10%, and it is the part
+a server controls.
 """
 
 from __future__ import annotations
@@ -57,12 +62,17 @@ async def rate(client: Client, calls: int, warm: float) -> float:
         await client.call_tool("retrieve", {"query": "tide", "recallBudget": 10, "seed": f"w{i}"})
         i += 1
     started = time.perf_counter()
+    await timed_calls(client, calls)
+    return calls / (time.perf_counter() - started)
+
+
+async def timed_calls(client: Client, calls: int) -> None:
+    """The timed ``retrieve`` calls: two words a query, varied, so nothing is cached."""
     for i in range(calls):
         query = f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}"
         result = await client.call_tool("retrieve", {"query": query, "recallBudget": 10,
                                                      "seed": str(i)})
         assert not result.is_error, result.content
-    return calls / (time.perf_counter() - started)
 
 
 def free_port() -> int:
@@ -112,9 +122,17 @@ def shown(name: str, found: float, calls: int) -> float:
     return found
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) process ``pid`` has used so far, in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()  # the name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def http_server(command: list[str], env: dict[str, str]) -> Iterator[str]:
-    """``command`` serving streamable HTTP on a free port (appended as --port): its URL."""
+def http_server(command: list[str], env: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """``command`` serving streamable HTTP on a free port (appended as --port): its URL
+    and process id."""
     port = free_port()
     server = subprocess.Popen([*command, "--http", "--port", str(port)], env=env,
                               stderr=subprocess.DEVNULL)
@@ -124,7 +142,7 @@ def http_server(command: list[str], env: dict[str, str]) -> Iterator[str]:
             if time.monotonic() > deadline or server.poll() is not None:
                 raise SystemExit(f"the HTTP server {command} did not start")
             time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", server.pid
     finally:
         server.terminate()
         server.wait(timeout=15)
@@ -139,6 +157,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1,
                         help="alternate ours and the floor this many times")
     parser.add_argument("--client", choices=["python", "typescript"], default="python")
+    parser.add_argument("--server-cpu", action="store_true",
+                        help="also print each HTTP server's CPU time a call")
     parser.add_argument("--warm", type=float, default=10.0,
                         help="seconds of calls before the timed ones, on each server: a new "
                              "server ranks on its reference paths until its compiled kernels "
@@ -157,17 +177,31 @@ def main() -> None:
                 async with Client(build_server(Settings(corpus_path=corpus))) as client:
                     return await rate(client, args.calls, args.warm)
             shown("in-process", anyio.run(in_process), args.calls)
-        run = (python_client if args.client == "python" else node_client)(
-            args.calls, args.warm, env)
+        client = python_client if args.client == "python" else node_client
+        run, again = client(args.calls, args.warm, env), client(args.calls, 0.0, env)
+
+        def over_http(name: str, server: list[str]) -> tuple[float, float]:
+            """calls/s, then (with --server-cpu) the server's CPU us a call, or 0."""
+            with http_server(server, env) as (url, pid):
+                rate = shown(name, run(url), args.calls)
+                if not args.server_cpu:
+                    return rate, 0.0
+                began = cpu_seconds(pid)
+                again(url)
+                cpu = (cpu_seconds(pid) - began) / args.calls * 1e6
+                print(f"{name + ', server CPU':>30}: {cpu:8.0f} us a call", flush=True)
+                return rate, cpu
+
         for _ in range(args.rounds):
             ours = shown("stdio", run(command), args.calls)
             base = shown("stdio, SDK floor", run(floor), args.calls)
             print(f"{'stdio ratio':>22}: {ours / base:8.2f}", flush=True)
-            with http_server(command, env) as url:
-                ours = shown("streamable HTTP", run(url), args.calls)
-            with http_server(floor, env) as url:
-                base = shown("HTTP, SDK floor", run(url), args.calls)
+            (ours, our_cpu), (base, base_cpu) = (over_http("streamable HTTP", command),
+                                                 over_http("HTTP, SDK floor", floor))
             print(f"{'HTTP ratio':>22}: {ours / base:8.2f}", flush=True)
+            if args.server_cpu:
+                print(f"{'HTTP server CPU ratio':>22}: {base_cpu / our_cpu:8.2f} (floor / ours)",
+                      flush=True)
 
 
 if __name__ == "__main__":
