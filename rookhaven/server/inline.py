@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import cached_property
 from pathlib import Path
 
 from ..config import Settings
@@ -61,45 +62,59 @@ class InlineBackend:
 
     def retriever(self) -> Retriever:
         """The corpus indexed for the configured provider, loaded once per file version."""
-        path = self._path
-        loaded = self._loaded
-        if loaded is not None and loaded[0] is not None and loaded[0] == _stamp(path):
-            return loaded[1]  # unchanged: no lock, which a build for another engine may hold
+        built = self._built()
+        if built is not None:
+            return built  # no lock, which a build for another engine may hold
         with self._lock:
+            path = self._path
             stamp = _stamp(path)
             if self._loaded is None or stamp is None or self._loaded[0] != stamp:
                 corpus = self._settings.load_corpus(path)
                 self._loaded = (stamp, Retriever(corpus, self._settings.engine))
             return self._loaded[1]
 
+    def _built(self) -> Retriever | None:
+        """The default engine's index if it is built and its file unchanged since."""
+        loaded = self._loaded
+        if loaded is None or loaded[0] is None or loaded[0] != _stamp(self._path):
+            return None
+        return loaded[1]
+
+    def _names(self, retriever: Retriever, corpus: str | None) -> bool:
+        """Whether ``corpus`` (None: the default) is the file's corpus, by name or digest."""
+        return corpus in (None, self.name, retriever.corpus.digest)
+
+    def _ref(self, engine: str | None) -> str:
+        """``engine``'s NAME@VERSION (None: the configured engine); a bad name raises."""
+        return engine_spec(engine).ref if engine else self._default_ref
+
+    @cached_property
+    def _default_ref(self) -> str:
+        return engine_spec(self._settings.engine).ref
+
     def answers_at_once(self, corpus: str | None, engine: str | None = None) -> bool:
         """Whether ``retrieve`` would rank at once, taking no lock: the file unchanged since
         its index was built, for the default engine, with at most ON_LOOP_DOCS documents."""
-        loaded = self._loaded
-        if loaded is None or loaded[0] is None or loaded[0] != _stamp(self._path):
-            return False
-        retriever = loaded[1]
-        if (len(retriever.corpus) > ON_LOOP_DOCS
-                or corpus not in (None, self.name, retriever.corpus.digest)):
+        built = self._built()
+        if built is None or len(built.corpus) > ON_LOOP_DOCS or not self._names(built, corpus):
             return False
         try:
-            return engine is None or engine_spec(engine).ref == engine_spec(
-                self._settings.engine).ref
+            return self._ref(engine) == self._ref(None)
         except RookhavenError:
             return False  # ``retrieve`` says what is wrong with it
 
     def _resolve(self, corpus: str | None, engine: str | None = None) -> Retriever:
         retriever = self.retriever()
-        if corpus is None or corpus in (self.name, retriever.corpus.digest):
-            ref = engine_spec(engine or self._settings.engine).ref
-            if ref == engine_spec(self._settings.engine).ref:
-                return retriever
-            with self._lock:  # another engine over the same loaded corpus, built once
-                if self._others.get(ref, (None,))[0] is not retriever:
-                    self._others[ref] = (retriever, Retriever(_whole(retriever), ref))
-                return self._others[ref][1]
-        raise NotFoundError(f"unknown corpus {corpus!r}; this server has only {self.name!r} "
-                            f"({retriever.corpus.digest}); see list_corpora")
+        if not self._names(retriever, corpus):
+            raise NotFoundError(f"unknown corpus {corpus!r}; this server has only "
+                                f"{self.name!r} ({retriever.corpus.digest}); see list_corpora")
+        ref = self._ref(engine)
+        if ref == self._ref(None):
+            return retriever
+        with self._lock:  # another engine over the same loaded corpus, built once
+            if self._others.get(ref, (None,))[0] is not retriever:
+                self._others[ref] = (retriever, Retriever(_whole(retriever), ref))
+            return self._others[ref][1]
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
                  engine: str | None = None) -> Retrieval:
