@@ -178,7 +178,8 @@ def main() -> None:
                     return await rate(client, args.calls, args.warm)
             shown("in-process", anyio.run(in_process), args.calls)
         client = python_client if args.client == "python" else node_client
-        run, again = client(args.calls, args.warm, env), client(args.calls, 0.0, env)
+        run = client(args.calls, args.warm, env)
+        again = client(args.calls, 0.0, env) if args.server_cpu else run
 
         def over_http(name: str, server: list[str]) -> tuple[float, float]:
             """calls/s, then (with --server-cpu) the server's CPU us a call, or 0."""
