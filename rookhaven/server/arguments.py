@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from typing import Any
 
 import orjson
@@ -20,6 +21,8 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 from pydantic import ValidationError
+
+from .outputs import tool_result
 
 # A tool-result text for a refused argument list; the prefix is the SDK's own.
 PREFIX = "Error executing tool {name}: "
@@ -92,7 +95,8 @@ def _whole_numbers(schema: dict[str, Any], arguments: dict[str, Any]) -> dict[st
 
 
 class StrictTool(Tool):
-    """A tool that refuses arguments its schema does not list and explains bad ones plainly."""
+    """A tool that refuses arguments its schema does not list and explains bad ones plainly;
+    its model results go out through ``outputs.tool_result`` (ADR 0043)."""
 
     @classmethod
     def strict(cls, fn: Callable[..., Any],
@@ -129,9 +133,16 @@ class StrictTool(Tool):
         except orjson.JSONEncodeError:
             pass
         try:
-            return await super().run(arguments, context, convert_result)
+            result = await super().run(arguments, context, convert_result=False)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
                 raise
             raise ToolError(PREFIX.format(name=self.name) + readable(cause)) from cause
+        if not convert_result:
+            return result
+        metadata = self.fn_metadata
+        if metadata.output_schema is not None and isinstance(result, metadata.output_model):
+            with suppress(orjson.JSONEncodeError):  # a lone surrogate: the SDK's way below
+                return tool_result(result)
+        return metadata.convert_result(result)

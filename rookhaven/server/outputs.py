@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import orjson
+from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from ..models import Audit, RetrievalResult
@@ -161,3 +163,17 @@ class RunOutput(BaseModel):
     rerank: RerankOutcome | None = None
     report: str | None = Field(default=None, description="resource URI of the full report, "
                                                          "once finished")
+
+
+def tool_result(output: BaseModel) -> CallToolResult:
+    """``output`` as a tool's result: its structured content, and the same JSON as the text
+    a client without structured output reads, compact.
+
+    The SDK's own conversion writes that text indented, from a second dump of the model: a
+    ten-hit ``retrieve`` over Cranfield averaged 5,070 bytes of text indented and 3,021
+    compact, whitespace a model reading the result pays for in context (ADR 0043). Raises
+    orjson.JSONEncodeError for text JSON cannot carry (a lone surrogate).
+    """
+    data = output.model_dump(mode="json", by_alias=True)
+    return CallToolResult(content=[TextContent(type="text", text=orjson.dumps(data).decode())],
+                          structured_content=data)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -341,3 +342,17 @@ async def test_an_unknown_tool_is_the_json_rpc_invalid_params_error(inline: Clie
     assert long_name.value.error.message.startswith(
         f"Unknown tool: '{'x' * 64}'...; this server's tools are ")
     assert len(long_name.value.error.message) < 500
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("retrieve", {"query": "crane berth, tide", "recallBudget": 4}),
+    ("list_corpora", {}),
+])
+async def test_the_text_block_is_the_structured_content_as_compact_json(
+        inline: Client, tool: str, arguments: dict[str, Any]) -> None:
+    # A client without structured output reads the text: the same data, no indentation.
+    result = await inline.call_tool(tool, arguments)
+    (block,) = result.content
+    assert block.type == "text"
+    assert orjson.loads(block.text) == ok(result)
+    assert block.text == orjson.dumps(ok(result)).decode()
