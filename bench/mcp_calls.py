@@ -17,6 +17,11 @@ With ``--server-cpu``, each HTTP server then answers N more calls (no warm-up) a
 time it used for them is printed, us a call: unlike calls/s, which swung by a third between
 runs on two shared cores, the server's own CPU a call is steady to ~10%, and it is the part
 a server controls.
+
+With ``--sized-floor``, a third server joins: the floor answering every call with one of
+Rookhaven's own ``retrieve`` results (``mcp_floor.py --result``, same output model), which
+splits the gap to the floor into what carrying a result of that size costs the SDK and the
+client, and what Rookhaven's ranking and code add.
 """
 
 from __future__ import annotations
@@ -64,6 +69,15 @@ async def rate(client: Client, calls: int, warm: float) -> float:
     started = time.perf_counter()
     await timed_calls(client, calls)
     return calls / (time.perf_counter() - started)
+
+
+async def one_result(corpus: Path) -> dict[str, object]:
+    """One ``retrieve`` output of the in-process server over ``corpus``, as a client gets it."""
+    async with Client(build_server(Settings(corpus_path=corpus))) as client:
+        found = await client.call_tool("retrieve", {"query": "crane tide", "recallBudget": 10,
+                                                    "seed": "1"})
+    assert found.structured_content is not None and not found.is_error
+    return found.structured_content
 
 
 async def timed_calls(client: Client, calls: int) -> None:
@@ -118,7 +132,7 @@ def node_client(calls: int, warm: float, env: dict[str, str]) -> Runner:
 
 
 def shown(name: str, found: float, calls: int) -> float:
-    print(f"{name:>22}: {found:8.0f} calls/s ({calls} retrieve calls)", flush=True)
+    print(f"{name:>30}: {found:8.0f} calls/s ({calls} retrieve calls)", flush=True)
     return found
 
 
@@ -159,6 +173,8 @@ def main() -> None:
     parser.add_argument("--client", choices=["python", "typescript"], default="python")
     parser.add_argument("--server-cpu", action="store_true",
                         help="also print each HTTP server's CPU time a call")
+    parser.add_argument("--sized-floor", action="store_true",
+                        help="also run the floor answering with a Rookhaven-sized result")
     parser.add_argument("--warm", type=float, default=10.0,
                         help="seconds of calls before the timed ones, on each server: a new "
                              "server ranks on its reference paths until its compiled kernels "
@@ -172,6 +188,11 @@ def main() -> None:
         env["ROOKHAVEN_CORPUS_PATH"] = str(corpus)
         command = [sys.executable, "-m", "rookhaven.cli.main", "mcp"]
         floor = [sys.executable, str(Path(__file__).with_name("mcp_floor.py"))]
+        floors = [("SDK floor", floor)]
+        if args.sized_floor:
+            result = Path(tmp) / "result.json"
+            result.write_text(json.dumps(anyio.run(one_result, corpus)), encoding="utf-8")
+            floors.append(("sized floor", [*floor, "--result", str(result)]))
         if args.client == "python":
             async def in_process() -> float:
                 async with Client(build_server(Settings(corpus_path=corpus))) as client:
@@ -195,14 +216,16 @@ def main() -> None:
 
         for _ in range(args.rounds):
             ours = shown("stdio", run(command), args.calls)
-            base = shown("stdio, SDK floor", run(floor), args.calls)
-            print(f"{'stdio ratio':>22}: {ours / base:8.2f}", flush=True)
-            (ours, our_cpu), (base, base_cpu) = (over_http("streamable HTTP", command),
-                                                 over_http("HTTP, SDK floor", floor))
-            print(f"{'HTTP ratio':>22}: {ours / base:8.2f}", flush=True)
-            if args.server_cpu:
-                print(f"{'HTTP server CPU ratio':>22}: {base_cpu / our_cpu:8.2f} (floor / ours)",
-                      flush=True)
+            for name, server in floors:
+                base = shown(f"stdio, {name}", run(server), args.calls)
+                print(f"{'stdio ratio, ' + name:>30}: {ours / base:8.2f}", flush=True)
+            ours, our_cpu = over_http("streamable HTTP", command)
+            for name, server in floors:
+                base, base_cpu = over_http(f"HTTP, {name}", server)
+                print(f"{'HTTP ratio, ' + name:>30}: {ours / base:8.2f}", flush=True)
+                if args.server_cpu:
+                    print(f"{'HTTP server CPU ratio, ' + name:>30}: {base_cpu / our_cpu:8.2f} "
+                          "(floor / ours)", flush=True)
 
 
 if __name__ == "__main__":
