@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, SetLevelRequestParams
 
@@ -26,7 +27,7 @@ from .arguments import StrictTool
 from .backend import open_backend
 from .notify import set_level
 from .ports import Backend
-from .protocol import explain_invalid_params
+from .protocol import explain_invalid_params, one_page
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
@@ -61,6 +62,17 @@ class RookhavenServer(MCPServer[State]):
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown(name, 64)}; this server's "
                                            f"tools are {known}")
         return await super().call_tool(name, arguments, context)
+
+    async def read_resource(self, uri: Any, context: Context[State, Any] | None = None) -> Any:
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as exc:
+            if not str(exc).startswith("Unknown resource: "):  # ours: a named thing is missing
+                raise
+            # The SDK's says the whole URI, twice (message and data): cut, as for tools.
+            known = ", ".join(t.uri_template for t in self._resource_manager.list_templates())
+            raise MCPError(INVALID_PARAMS, f"Unknown resource: {shown(str(uri), 64)}; this "
+                                           f"server's resources are {known}") from None
 
 
 def build_server(settings: Settings, backend: Backend | None = None,
@@ -102,5 +114,8 @@ def build_server(settings: Settings, backend: Backend | None = None,
     for method in ("prompts/list", "prompts/get"):
         lowlevel._request_handlers.pop(method, None)
     lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    for method in ("tools/list", "resources/templates/list"):  # answered in one page
+        entry = lowlevel._request_handlers[method]
+        lowlevel.add_request_handler(method, entry.params_type, one_page(method, entry.handler))
     lowlevel.middleware.append(explain_invalid_params)
     return server

@@ -16,8 +16,9 @@ import re
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import RequestHandler
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, PaginatedRequestParams
 from pydantic import ValidationError
 
 # How many failing fields a message names (the rest are counted).
@@ -57,3 +58,17 @@ async def explain_invalid_params(ctx: ServerRequestContext[Any, Any],
                 f"Invalid request: {ctx.method} before the session is initialized; send "
                 "initialize, then notifications/initialized, first")) from exc
         raise
+
+
+def one_page(method: str, handler: RequestHandler[Any, Any]) -> RequestHandler[Any, Any]:
+    """``handler`` of a list ``method`` answered in one page: a cursor can only be one an
+    earlier answer gave, and none gives one, so any cursor is -32602 (as the spec asks of
+    an invalid cursor) instead of the first page again."""
+    async def answer(ctx: ServerRequestContext[Any, Any],
+                     params: PaginatedRequestParams | None) -> Any:
+        if params is not None and params.cursor is not None:
+            raise MCPError(code=INVALID_PARAMS, data="", message=(
+                f"invalid cursor: {method} answers in one page and gives no nextCursor; "
+                "send it without a cursor"))
+        return await handler(ctx, params)
+    return answer

@@ -265,7 +265,19 @@ async def test_unknown_resources_are_the_invalid_params_error(
     assert refused.value.error.code == code and says in refused.value.error.message
 
 
-async def test_an_invalid_cursor_is_refused(client: Client) -> None:
+@pytest.mark.parametrize("listing", ["list_resources", "list_resource_templates", "list_tools"])
+async def test_an_invalid_cursor_is_refused(client: Client, listing: str) -> None:
+    # Not the first page again: a client that sent a cursor of its own must hear it was bad.
     with pytest.raises(MCPError) as refused:
-        await client.list_resources(cursor="not-a-cursor")
+        await getattr(client, listing)(cursor="not-a-cursor")
     assert refused.value.error.code == -32602 and "cursor" in refused.value.error.message
+
+
+async def test_an_unknown_resource_is_named_cut_with_what_there_is(client: Client) -> None:
+    uri = "rookhaven://elsewhere/" + "x" * 5000
+    with pytest.raises(MCPError) as refused:
+        await client.read_resource(uri)
+    error = refused.value.error
+    assert error.code == -32602 and error.message.startswith("Unknown resource: ")
+    assert len(error.message) < 400 and "x" * 100 not in error.message and error.data is None
+    assert "rookhaven://results/{key}" in error.message
