@@ -141,6 +141,12 @@ class StrictTool(Tool):
             raise ToolError(PREFIX.format(name=self.name) + readable(cause)) from cause
         if not convert_result:
             return result
+        try:
+            return self._converted(result)
+        except Exception as exc:  # as in the SDK's run: a crash's own text stays on the server
+            raise UnexpectedToolError(f"Error executing tool {self.name}") from exc
+
+    def _converted(self, result: Any) -> Any:
         metadata = self.fn_metadata
         if metadata.output_schema is not None and isinstance(result, metadata.output_model):
             with suppress(orjson.JSONEncodeError):  # a lone surrogate: the SDK's way below

@@ -356,3 +356,14 @@ async def test_the_text_block_is_the_structured_content_as_compact_json(
     assert block.type == "text"
     assert orjson.loads(block.text) == ok(result)
     assert block.text == orjson.dumps(ok(result)).decode()
+
+
+async def test_a_result_that_cannot_be_converted_is_a_tool_error_that_says_nothing_inside(
+        inline: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(output: Any) -> Any:
+        raise RuntimeError("internal detail /srv/secret")
+
+    monkeypatch.setattr("rookhaven.server.arguments.tool_result", broken)
+    result = await inline.call_tool("retrieve", {"query": "crane"})
+    assert result.is_error and result.structured_content is None
+    assert "secret" not in error_text(result) and "retrieve" in error_text(result)
