@@ -48,6 +48,13 @@ hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_
 hypothesis_settings.register_profile("dev", deadline=None)
 hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+# A contributor who followed the README's pipeline section has ROOKHAVEN_REDIS_URL (and
+# more) exported: no test may read those, or a command run in-process would reach their
+# store. The suite reads only its own ROOKHAVEN_TEST_* settings.
+for _name in [n for n in os.environ
+              if n.startswith("ROOKHAVEN_") and not n.startswith("ROOKHAVEN_TEST_")]:
+    del os.environ[_name]
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 TESTS = Path(__file__).resolve().parent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,10 @@ def test_corpus_files_are_loaded_within_the_settings_limits(tmp_path: Path) -> N
                                          r"\(ROOKHAVEN_MAX_ID_LEN\)"):
         Settings.from_mapping({"ROOKHAVEN_MAX_ID_LEN": "10"}).load_corpus(path)
     assert Settings().load_corpus(path).ids == ("abcdefghijk",)
+
+
+def test_the_suite_runs_without_a_contributors_exported_settings() -> None:
+    # tests/conftest.py drops them: an in-process command must not reach their store.
+    exported = [n for n in os.environ
+                if n.startswith("ROOKHAVEN_") and not n.startswith("ROOKHAVEN_TEST_")]
+    assert exported == []
