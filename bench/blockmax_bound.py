@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import orjson  # noqa: E402
 
+from bench.kernel_view import kernel_view  # noqa: E402
 from rookhaven import Retriever  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 
@@ -39,13 +40,11 @@ def main() -> None:
     args = parser.parse_args()
     retriever = Retriever(load_corpus(args.corpus / "corpus.jsonl", max_docs=10**8),
                           args.engine)
-    index, analyzer = retriever.index, retriever.provider.analyzer
-    scorer = index.scorer  # type: ignore[attr-defined]
-    plan_of = getattr(index, "base_plan", None) or index.plan  # type: ignore[attr-defined]
+    scorer, plan_of = kernel_view(retriever)
     n_docs = scorer.n_docs
     for name in ("q3", "q8"):
         lines = (args.corpus / f"{name}.jsonl").read_bytes().splitlines()[: args.queries]
-        plans = [plan_of(tuple(analyzer.terms(orjson.loads(line)["text"]))) for line in lines]
+        plans = [plan_of(orjson.loads(line)["text"]) for line in lines]
         for k in (10, 100):
             for size in RANGES:
                 ranges = (n_docs + size - 1) // size

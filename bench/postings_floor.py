@@ -41,6 +41,7 @@ import numpy as np  # noqa: E402
 import orjson  # noqa: E402
 from numba import njit  # noqa: E402
 
+from bench.kernel_view import kernel_view  # noqa: E402
 from bench.peers import Search, bm25s_model, bm25s_search  # noqa: E402
 from rookhaven import Retriever  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
@@ -73,10 +74,8 @@ def _fastest(run: Callable[[], object], passes: int) -> float:
 def _row(name: str, queries: list[str], retriever: Retriever, model: Any,
          tokenize: Callable[[str], list[str]], search: Search, passes: int) -> str:
     """One query file's line of the table."""
-    index, analyzer = retriever.index, retriever.provider.analyzer
-    scorer = index.scorer  # type: ignore[attr-defined]
-    plan_of = getattr(index, "base_plan", None) or index.plan  # type: ignore[attr-defined]
-    plans = [p for p in (plan_of(tuple(analyzer.terms(q))) for q in queries) if p]
+    scorer, plan_of = kernel_view(retriever)
+    plans = [p for p in map(plan_of, queries) if p]
     tables = [scorer.list_table(plan)[0] for plan in plans]
     pool_d, pool_v = scorer.unions.arrays  # after the tables: they may grow the pool
     indptr, vocab = model.scores["indptr"], model.vocab_dict

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import orjson  # noqa: E402
 
+from bench.kernel_view import kernel_view  # noqa: E402
 from rookhaven import Retriever  # noqa: E402
 from rookhaven.core.providers import kernel  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
@@ -70,14 +71,12 @@ def _query_sets(queries: list[Path], first_words: list[int]) -> list[tuple[str, 
 def measure(corpus: Path, out: Path, queries: list[Path], engine: str,
             first_words: list[int]) -> None:
     retriever = Retriever(load_corpus(corpus / "corpus.jsonl", max_docs=10**8), engine)
-    index, analyzer = retriever.index, retriever.provider.analyzer
-    scorer = index.scorer  # type: ignore[attr-defined]
-    plan_of = getattr(index, "base_plan", None) or index.plan  # type: ignore[attr-defined]
+    scorer, plan_of = kernel_view(retriever)
     rows: list[Row] = []
     saved = kernel.MAX_PRUNED, kernel.PRUNE_SHARE
     try:
         for name, texts in _query_sets(queries, first_words):
-            plans = [p for p in (plan_of(tuple(analyzer.terms(t))) for t in texts) if p]
+            plans = [p for p in map(plan_of, texts) if p]
             for k in (10, 100):
                 best = {path: [math.inf] * len(plans) for path in _paths()}
                 for plan in plans[:10]:
