@@ -29,6 +29,7 @@ from ..pipeline import Executor, RetrieverCache
 from ..store import Store
 from .frames import Frames
 from .models import Verdict
+from .provenance import attributed
 
 
 def _parse(data: bytes) -> Any:
@@ -111,9 +112,10 @@ class Replayer:
                     for i, ready in enumerate(prepared)]
         # A quick recipe decides matches only; anything else is replayed the full way, for
         # the verdict and the message a lone replay gives.
-        return [self.replay(v.key, (p.stored, p.stored_audit))
-                if v.outcome != "match" and isinstance(p, _Ready) and p.quick else v
-                for p, v in zip(prepared, verdicts, strict=True)]
+        return attributed(self.store, [
+            self._replay_one(v.key, (p.stored, p.stored_audit))
+            if v.outcome != "match" and isinstance(p, _Ready) and p.quick else v
+            for p, v in zip(prepared, verdicts, strict=True)])
 
     def _quick(self, key: str, stored: bytes | None, stored_audit: bytes | None
                ) -> _Ready | None:
@@ -134,7 +136,11 @@ class Replayer:
 
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
-        (``stored_bytes``: its result and audit, if already read)."""
+        (``stored_bytes``: its result and audit, if already read); an alarm about the stored
+        bytes says who stored them (``provenance``)."""
+        return attributed(self.store, [self._replay_one(key, stored_bytes)])[0]
+
+    def _replay_one(self, key: str, stored_bytes: tuple[bytes, bytes] | None) -> Verdict:
         ready = self._prepare(key, stored_bytes)
         if isinstance(ready, Verdict):
             return ready

@@ -68,6 +68,8 @@ def test_one_tampered_result_byte_is_an_alarm_naming_the_key_and_field(pipeline:
     (bad,) = [v for v in run.verdicts if v.alarm]
     assert (bad.key, bad.outcome, bad.where) == (key, "mismatch", "hits[0].id")
     assert run.alarms == 1 and run.matched == 3
+    # Who stored the bytes, from the job record: the fixture's worker is "w".
+    assert bad.detail.startswith("stored by its job, finished on worker w at 20"), bad.detail
 
 
 def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipeline) -> None:
@@ -80,6 +82,34 @@ def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipel
     assert verdict.where is not None and "audit copies disagree" in verdict.where
     assert verdict.where.endswith("at engine.version (the embedded copy has '1.1'; the stored "
                                   "copy has '0.9')"), verdict.where
+
+
+def test_a_result_no_job_stored_is_an_alarm_saying_another_writer_shares_the_store(
+        pipeline: Pipeline) -> None:
+    # As reported in issue 30: a result whose embedded audit lacks the config the stored
+    # audit holds, under a key no job of this store ever had.
+    source = keys(pipeline)[0]
+    audit = orjson.loads(pipeline.store.results.audit(source))
+    hits = orjson.loads(pipeline.store.results.get(source))["hits"]
+    foreign = "sha256:" + "b5" * 32
+    without = {k: v for k, v in audit.items() if k != "config"}
+    client = pipeline.store.client
+    client.set(pipeline.store.keys.result(foreign), canonical_bytes({"audit": without,
+                                                                     "hits": hits}))
+    client.set(pipeline.store.keys.audit(foreign), canonical_bytes(audit))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[foreign])).verdicts
+    assert verdict.outcome == "mismatch" and verdict.where is not None
+    assert verdict.where.startswith("audit copies disagree at config"), verdict.where
+    assert "no Rookhaven job under this key stored it" in verdict.detail, verdict.detail
+    # A job that exists but never finished did not store it either.
+    job = pipeline.spec(RetrievalRequest(query="crane 9", seed="q"),
+                        pipeline.store.corpora.resolve("port"), "tfcosine@1", None)
+    pipeline.store.jobs.create(job)
+    client.set(pipeline.store.keys.result(job.key), pipeline.store.results.get(source))
+    client.set(pipeline.store.keys.audit(job.key), pipeline.store.results.audit(source))
+    (verdict,) = verifier(pipeline).run(Selection(keys=[job.key])).verdicts
+    assert verdict.outcome == "wrong-key"
+    assert "its job is queued, not done, so no Rookhaven job stored it" in verdict.detail
 
 
 def _store_made_by(pipeline: Pipeline, engine: str, request: RetrievalRequest,
