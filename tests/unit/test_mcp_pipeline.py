@@ -220,6 +220,7 @@ async def test_verify_names_the_first_difference_of_tampered_bytes(
     verdict = await verify_after_tampering(client, store, rename_first_hit)
     assert verdict | {"match": False, "outcome": "mismatch", "alarm": True,
                       "where": "hits[0].id"} == verdict
+    assert "stored by its job, finished on worker " in verdict["detail"], verdict["detail"]
 
 
 async def test_verify_catches_an_audit_copy_edited_to_look_like_drift(
