@@ -18,6 +18,8 @@ from .models import Verdict
 
 # The alarms about bytes that are stored: who put them there is the first question.
 ATTRIBUTED = frozenset({"mismatch", "wrong-key"})
+# What a job record that does not parse raises (JSON, text, fields, the request's model).
+_UNPARSED = (ValueError, KeyError, TypeError)
 
 
 def stored_by(record: JobRecord | None) -> str:
@@ -41,9 +43,19 @@ def attributed(store: Store, verdicts: Sequence[Verdict]) -> list[Verdict]:
     if not keys:
         return list(verdicts)
     try:
-        records = dict(zip(keys, store.jobs.get_many(keys), strict=True))
+        said = dict(zip(keys, map(stored_by, store.jobs.get_many(keys)), strict=True))
     except RookhavenError:  # an unmigrated store or a lost connection: the verdict stands
         return list(verdicts)
-    return [v.model_copy(update={"detail": "; ".join(
-                filter(None, (v.detail, stored_by(records[v.key]))))})
+    except _UNPARSED:  # a record that does not parse, edited as the bytes may have been
+        said = {key: _one(store, key) for key in keys}
+    return [v.model_copy(update={"detail": "; ".join(filter(None, (v.detail, said[v.key])))})
             if v.outcome in ATTRIBUTED else v for v in verdicts]
+
+
+def _one(store: Store, key: str) -> str:
+    try:
+        return stored_by(store.jobs.get_many([key])[0])
+    except RookhavenError:
+        return ""
+    except _UNPARSED as exc:
+        return f"its job record does not parse ({exc.__class__.__name__}): it was edited too"

@@ -315,3 +315,18 @@ def test_an_audit_naming_its_engine_by_a_list_is_an_alarm_not_a_crash(
     client.set(k.result(key), canonical_bytes(result))
     (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
     assert (verdict.outcome, verdict.alarm) == ("unreplayable", True)
+
+
+def test_a_mismatch_whose_job_record_was_edited_too_says_so_and_the_run_goes_on(
+        pipeline: Pipeline) -> None:
+    first, second = keys(pipeline)[:2]
+    for key in (first, second):  # both results tampered, one job record made unreadable
+        redis_key = pipeline.store.keys.result(key)
+        data = pipeline.store.client.get(redis_key)
+        pipeline.store.client.set(redis_key, data.replace(b'"rank":1', b'"rank":7', 1))
+    pipeline.store.client.hset(pipeline.store.keys.shard(second).job_specs, second, b"{not json")
+    run = verifier(pipeline).run(Selection(keys=[first, second]))
+    details = {v.key: v.detail for v in run.verdicts if v.outcome == "mismatch"}
+    assert details[first].startswith("stored by its job, finished on worker w"), details
+    assert details[second] == ("its job record does not parse (JSONDecodeError): it was "
+                               "edited too"), details
