@@ -1,9 +1,10 @@
 """Who stored a result that fails its check: the worker whose job finished it, or nobody's job.
 
-Every result Rookhaven stores is stored by the script that finishes its job (store.scripts),
+Every result a worker stores is stored by the script that finishes its job (store.scripts),
 so a stored result whose key has no finished job was written by something else sharing the
 database and key prefix: a test run, another checkout, a hand. A verdict that says so names
-the cause of the alarm instead of leaving it to guesswork (ADR 0025).
+the cause of the alarm instead of leaving it to guesswork (ADR 0025). A finished job names
+the worker that stored the first bytes; it cannot say whether they were changed since.
 """
 
 from __future__ import annotations
