@@ -38,6 +38,7 @@ from .settingvalues import (
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 STRATIFY = ("none", "corpus", "age")
+KERNEL_WARMUPS = ("background", "none")
 
 
 # Log shards: at most one slot range each of a cluster's 16,384 slots can hold many of; a
@@ -89,6 +90,7 @@ class Settings:
     worker_heartbeat: float = 10.0
     index_cache_size: int = 4
     worker_prefetch: int = 1
+    kernel_warmup: str = "background"
     beat_schedule_file: Path | None = None
     metrics_host: str = "127.0.0.1"
     metrics_port: int | None = None
@@ -384,6 +386,13 @@ SPECS: tuple[Spec, ...] = (
          "corpora (the most recently stored) a worker indexes with the default engine before "
          "it starts its pool, so every pool process begins with them built and shares their "
          "memory; at most ROOKHAVEN_INDEX_CACHE_SIZE (corpora)"),
+    Spec("ROOKHAVEN_KERNEL_WARMUP", "kernel_warmup", choice(KERNEL_WARMUPS),
+         "how a worker or MCP server that starts gets the engine's compiled kernels: "
+         "background (compiled, or loaded from numba's cache, in a process of their own "
+         "while requests are answered on the reference paths) or none (loaded at the first "
+         "request: for a machine or image whose numba cache is already filled, as `python -m "
+         "rookhaven.pipeline.warmup ENGINE` fills it; from an empty cache that request waits "
+         "for the compile)"),
     Spec("ROOKHAVEN_METRICS_HOST", "metrics_host", text,
          "address the Prometheus /metrics endpoint of a worker or `rookhaven metrics` binds"),
     Spec("ROOKHAVEN_METRICS_PORT", "metrics_port", whole(1, PORT_MAX),

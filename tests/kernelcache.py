@@ -49,6 +49,19 @@ def wait() -> None:
     _ended.append(True)
 
 
+def warmup_setting() -> str:
+    """ROOKHAVEN_KERNEL_WARMUP for a worker or MCP server a test starts: none once this
+    session's compile has filled numba's cache with every engine's kernels (it loads them at
+    first use instead of starting a process to load them: 1.6 s of a core a start;
+    test_warmup runs the default), else the default, background."""
+    done = Path(os.environ.get(ENV) or "/nonexistent")
+    try:
+        filled = done.read_text().split()[0] == "0"
+    except (OSError, IndexError):
+        filled = False
+    return "none" if filled else "background"
+
+
 def outcome(done: Path) -> str:
     """One line for the session's summary."""
     if not done.exists():

@@ -32,6 +32,7 @@ from rookhaven.server.pipeline import PipelineBackend
 from rookhaven.server.ports import CorpusData, PreparedRun, Retrieval, needs_pipeline
 from rookhaven.store import Store
 from rookhaven.verification import Selection
+from tests import kernelcache
 
 DOCUMENTS = [
     {"id": "d1", "text": "crane maintenance schedule for berth 7"},
@@ -186,6 +187,7 @@ def server_env(corpus: Path | None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
     if corpus is not None:
         env["ROOKHAVEN_CORPUS_PATH"] = str(corpus)
+    env["ROOKHAVEN_KERNEL_WARMUP"] = kernelcache.warmup_setting()
     env.update(extra)
     return env
 

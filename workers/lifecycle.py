@@ -122,12 +122,17 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         # Jobs run from the start, on the reference paths (the same bytes); the kernels
         # compile, or load from numba's cache, in a process of their own meanwhile, and
         # each pool process switches to them at its first task after they are ready.
-        if compiled.AVAILABLE:
+        # With ROOKHAVEN_KERNEL_WARMUP=none the cache is known filled: they load at first use.
+        if compiled.AVAILABLE and not runtime.compile_kernels:
+            compiled.hold()  # the reference paths throughout (the demo's small corpus)
+        elif compiled.AVAILABLE and runtime.settings.kernel_warmup == "background":
             compiled.hold()
-            if runtime.compile_kernels:
-                runtime.kernels = BackgroundWarmUp([runtime.settings.engine])
-                log.info("compiling the engine's kernels in the background",
-                         extra={"engine": runtime.settings.engine})
+            runtime.kernels = BackgroundWarmUp([runtime.settings.engine])
+            log.info("compiling the engine's kernels in the background",
+                     extra={"engine": runtime.settings.engine})
+        elif compiled.AVAILABLE:
+            log.info("the engine's kernels load from numba's cache at first use "
+                     "(ROOKHAVEN_KERNEL_WARMUP=none)", extra={"engine": runtime.settings.engine})
 
     def on_task_start(sender: Any = None, **_: Any) -> None:
         kernels = runtime.kernels

@@ -79,9 +79,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         check_url(*settings.broker, broker=True)
     route_library_logs(settings.log_level)
     # A first call must not wait for numba's compile (20-30 s from an empty cache): the
-    # server answers on the reference paths until the kernels are ready (ADR 0026).
+    # server answers on the reference paths until the kernels are ready (ADR 0026), unless
+    # ROOKHAVEN_KERNEL_WARMUP=none says the cache is filled and they load at first use.
     kernels = None
-    if compiled.AVAILABLE:
+    if compiled.AVAILABLE and settings.kernel_warmup == "background":
         compiled.hold()
         kernels = BackgroundWarmUp([settings.engine])
     try:

@@ -41,6 +41,7 @@ def test_the_same_requests_at_once_on_two_loaded_workers_give_the_inline_bytes(
     worker_env = {"ROOKHAVEN_ENGINE": engine}
     if FULL:  # kernels compiled under load, by each worker, as on a fresh machine
         worker_env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba")
+        worker_env["ROOKHAVEN_KERNEL_WARMUP"] = "background"
     workers.env.update(worker_env)
     submitters = [pipeline({**env, **worker_env}) for _ in range(2)]
     docs = sample_corpus()

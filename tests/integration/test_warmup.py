@@ -42,7 +42,8 @@ def test_a_worker_with_an_empty_kernel_cache_answers_at_once_then_goes_compiled(
         env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
     # Nothing compiled on this machine (a fresh install): the first job must not wait for
     # the compile, and once it is done the worker's jobs run compiled, with the same bytes.
-    workers.env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba"), ROOKHAVEN_LOG_LEVEL="info")
+    workers.env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba"), ROOKHAVEN_LOG_LEVEL="info",
+                       ROOKHAVEN_KERNEL_WARMUP="background")
     pipe = pipeline(env)
     docs = documents(300)
     pipe.add_corpus(docs, "port")
@@ -70,3 +71,27 @@ def test_a_worker_with_an_empty_kernel_cache_answers_at_once_then_goes_compiled(
     for job_id in ids:
         assert pipe.result(job_id) == canonical_bytes(inline.retrieve(by_id[job_id]))
     print(f"\nempty kernel cache: first answer {first_answer:.1f} s after the worker's launch")
+
+
+@pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
+def test_a_worker_told_its_kernel_cache_is_filled_starts_no_compile_and_gives_the_same_bytes(
+        env: dict[str, str], workers: WorkerFarm, tmp_path: Path) -> None:
+    # ROOKHAVEN_KERNEL_WARMUP=none, as in an image whose build filled the cache the way the
+    # setting's help says (a second or so when this session's compile filled it already):
+    # no background process, the kernels from the first job.
+    workers.env.update(ROOKHAVEN_LOG_LEVEL="info", ROOKHAVEN_KERNEL_WARMUP="none")
+    pipe = pipeline(env)
+    subprocess.run([sys.executable, "-m", "rookhaven.pipeline.warmup", pipe.settings.engine],
+                   env=workers.env, check=True, timeout=600)
+    docs = documents(300)
+    pipe.add_corpus(docs, "port")
+    workers.start("filled", concurrency=1)
+    made = requests(4, tag="filled-")
+    ids = [ref.job_id for ref in pipe.submit_many(made, "port")]
+    wait_until(lambda: all_done(pipe, ids), 60, what="the jobs of a worker with a filled cache")
+    log = (tmp_path / "filled.log").read_bytes()
+    assert b"load from numba's cache at first use" in log, log[-2000:]
+    assert b"in the background" not in log and b"using the compiled kernels" not in log
+    inline = Retriever(docs, pipe.settings.engine)
+    for job_id, request in zip(ids, made, strict=True):
+        assert pipe.result(job_id) == canonical_bytes(inline.retrieve(request))

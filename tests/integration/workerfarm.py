@@ -21,6 +21,7 @@ from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.store.connection import connect
+from tests import kernelcache
 from tests.conftest import ROOT, stop_groups, wait_until
 
 # Short limits so recovery paths run in seconds; the relations the settings check still hold.
@@ -57,7 +58,8 @@ def requests(n: int, tag: str = "") -> list[RetrievalRequest]:
 
 def environment(url: str, prefix: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
-    env.update(FAST, ROOKHAVEN_REDIS_URL=url, ROOKHAVEN_KEY_PREFIX=prefix, **extra)
+    env.update(FAST, ROOKHAVEN_REDIS_URL=url, ROOKHAVEN_KEY_PREFIX=prefix,
+               ROOKHAVEN_KERNEL_WARMUP=kernelcache.warmup_setting(), **extra)
     return env
 
 
