@@ -19,6 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = ROOT / "tests" / "golden" / "stems"
+# The digests every Python must give with the pinned Unicode 14.0 rules: ``token_digests``
+# (equal to CPython 3.11's own analysis, tests/unit/test_textrules.py), ``words_digest`` of
+# split_words and of split_visible_words. Frozen like the engines that use them.
+PINNED_DIGESTS = ROOT / "tests" / "golden" / "textrules" / "14.0.json"
 LAST = 0x10FFFF
 # Contexts around one code point (tests/unit/test_textrules.py checks, on 3.11, that the
 # pinned rules give the interpreter's own tokens in each): alone, inside a word, between a
@@ -41,14 +45,29 @@ def unpinned_split(text: str) -> list[str]:
     return _UNPINNED.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
-def token_digest(split: Callable[[str], list[str]]) -> str:
-    """sha256 over the tokens of every code point, alone and in each context."""
-    h = hashlib.sha256()
+class TokenDigest:
+    """sha256 over token lists, one after another, as the pinned digests are made."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+
+    def add(self, tokens: list[str]) -> None:
+        self._hash.update("\x1f".join(tokens).encode("utf-8", "surrogatepass"))
+        self._hash.update(b"\x1e")
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+def token_digests(split: Callable[[str], list[str]]) -> list[str]:
+    """For each context, the digest of the tokens of every code point in it."""
+    found = []
     for wrap in CONTEXTS:
+        digest = TokenDigest()
         for cp in range(LAST + 1):
-            h.update("\x1f".join(split(wrap(chr(cp)))).encode("utf-8", "surrogatepass"))
-            h.update(b"\x1e")
-    return h.hexdigest()
+            digest.add(split(wrap(chr(cp))))
+        found.append(digest.hexdigest())
+    return found
 
 
 def stem_digest(stem_words: Callable[[list[str]], list[str]], golden: Path) -> str:
@@ -58,19 +77,18 @@ def stem_digest(stem_words: Callable[[list[str]], list[str]], golden: Path) -> s
 
 
 def words_digest(split_words: Callable[[str], list[str]]) -> str:
-    """sha256 over the tokens ``split_words`` (a "words" split) gives every code point in
+    """The digest of the tokens ``split_words`` (a "words" split) gives every code point in
     WORD_CONTEXT."""
-    h = hashlib.sha256()
+    digest = TokenDigest()
     for cp in range(LAST + 1):
-        h.update("\x1f".join(split_words(WORD_CONTEXT(chr(cp)))).encode("utf-8", "surrogatepass"))
-        h.update(b"\x1e")
-    return h.hexdigest()
+        digest.add(split_words(WORD_CONTEXT(chr(cp))))
+    return digest.hexdigest()
 
 
 def digests(split: Callable[[str], list[str]], stem_words: Callable[[list[str]], list[str]],
             golden: Path, loaded: Iterable[str]) -> dict[str, object]:
     """Everything the cross-interpreter test compares, for the analysis ``split``."""
-    return {"unidata_version": unicodedata.unidata_version, "tokens": token_digest(split),
+    return {"unidata_version": unicodedata.unidata_version, "tokens": token_digests(split),
             "stems": stem_digest(stem_words, golden),
             "unpinned_sample": unpinned_split("ab\U0001e030cd"),
             "sample": split("ab\U0001e030cd"), "loaded": sorted(loaded)}
