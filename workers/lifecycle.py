@@ -34,7 +34,7 @@ from rookhaven.core import compiled
 from rookhaven.errors import RookhavenError
 from rookhaven.logs import configure_logging
 from rookhaven.pipeline import TASK_BATCH, TASK_JOB
-from rookhaven.pipeline.warmup import BackgroundWarmUp
+from rookhaven.pipeline.warmup import start_beside
 from rookhaven.store import Store
 from rookhaven.store.layout import CURRENT as JOBS_FORM
 
@@ -123,11 +123,10 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         # compile, or load from numba's cache, in a process of their own meanwhile, and
         # each pool process switches to them at its first task after they are ready.
         # With ROOKHAVEN_KERNEL_WARMUP=none the cache is known filled: they load at first use.
-        if compiled.AVAILABLE and not runtime.compile_kernels:
+        if not runtime.compile_kernels:
             compiled.hold()  # the reference paths throughout (the demo's small corpus)
-        elif compiled.AVAILABLE and runtime.settings.kernel_warmup == "background":
-            compiled.hold()
-            runtime.kernels = BackgroundWarmUp([runtime.settings.engine])
+        elif (kernels := start_beside(runtime.settings)) is not None:
+            runtime.kernels = kernels
             log.info("compiling the engine's kernels in the background",
                      extra={"engine": runtime.settings.engine})
         elif compiled.AVAILABLE:

@@ -62,8 +62,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # would otherwise pay just to build the parser.
     import anyio
 
-    from ..core import compiled
-    from ..pipeline.warmup import BackgroundWarmUp
+    from ..pipeline.warmup import start_beside
     from ..server import build_server
     from ..server.http import check_bind, serve_http
     from ..server.stdio import serve_stdio
@@ -81,10 +80,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # A first call must not wait for numba's compile (20-30 s from an empty cache): the
     # server answers on the reference paths until the kernels are ready (ADR 0026), unless
     # ROOKHAVEN_KERNEL_WARMUP=none says the cache is filled and they load at first use.
-    kernels = None
-    if compiled.AVAILABLE and settings.kernel_warmup == "background":
-        compiled.hold()
-        kernels = BackgroundWarmUp([settings.engine])
+    kernels = start_beside(settings)
     try:
         server = build_server(settings, kernels=kernels)
         if args.http:

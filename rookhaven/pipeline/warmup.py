@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ..config import Settings
 from ..core import compiled
 from ..core.engine import Retriever
 from ..sampledata import sample_corpus, sample_requests
@@ -74,6 +75,16 @@ class BackgroundWarmUp:
             self._proc.kill()
         self._proc.wait(timeout=10)
         shutil.rmtree(self._directory, ignore_errors=True)
+
+
+def start_beside(settings: Settings) -> BackgroundWarmUp | None:
+    """Hold this process on the reference paths and start the kernels' compile beside it,
+    as ROOKHAVEN_KERNEL_WARMUP=background asks. None without numba, or with ``none``: the
+    kernels then load from numba's cache at their first call."""
+    if not compiled.AVAILABLE or settings.kernel_warmup != "background":
+        return None
+    compiled.hold()
+    return BackgroundWarmUp([settings.engine])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
