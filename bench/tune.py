@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The tuning set by genre: bm25@4's parameters chosen leaving a collection or a genre out,
-and the table the default rule reads.
+"""The tuning set by genre: an engine's parameters chosen leaving a collection or a genre
+out, and the table the default rule reads.
 
     python bench/tune.py table [--jobs 2]     # every collection: bm25@2/3/4, best peer, p
-    python bench/tune.py folds [--jobs 2]     # leave-one-collection-out and -genre-out
+    python bench/tune.py folds [--jobs 2]     # bm25@4: leave-one-collection-out and -genre-out
+    python bench/tune.py hybrid [--jobs 2]    # hybrid@1's fusion: grid, genre folds, table
 
 Collections: every directory of ``bench/collections`` with a ``meta.json`` (its genre,
 query style, source and licence), and the four of ``../shared/datasets`` (their metadata in
@@ -73,7 +74,11 @@ def _evaluate(path: str, engine: str, params: dict[str, Any]) -> dict[str, Any]:
     qids = sorted(collection.qrels)
     start = time.perf_counter()
     out: dict[str, Any] = {}
-    if engine == "peers":
+    if engine == "hybrid-grid":
+        out.update(_hybrid_grid(collection, qids, params["grid"]))
+    elif engine == "float-hybrid":
+        out.update(_float_hybrid(collection, qids, params["grid"]))
+    elif engine == "peers":
         analyzer = make_provider("bm25@4", **params).analyzer
         for name, search in same_tokens(collection.documents, analyzer.terms).items():
             rankings = {q: search(collection.queries[q], 100) for q in qids}
@@ -89,6 +94,47 @@ def _evaluate(path: str, engine: str, params: dict[str, Any]) -> dict[str, Any]:
         out[key(engine, params)]["skipped"] = _skipped(retriever)
     print(f"{Path(path).name} {engine} {json.dumps(params, sort_keys=True)}: "
           f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return out
+
+
+def _hybrid_grid(collection: Any, qids: list[str], grid: list[dict[str, Any]]
+                 ) -> dict[str, Any]:
+    """hybrid@1 with each fusion setting of ``grid``, from one build: the fusion parameters
+    change neither the lexical index nor the vectors, so only the index's fields move (the
+    bytes are those of a Retriever built with the parameters, which ``table`` runs)."""
+    import dataclasses
+    retriever = Retriever(collection.documents, "hybrid@1")
+    built = retriever.index
+    out = {}
+    for params in grid:
+        provider = make_provider("hybrid@1", **params)
+        f = provider.config()["fusion"]
+        retriever.index = dataclasses.replace(
+            built, k=f["k"], lexical_weight=f["lexical_weight"],
+            semantic_weight=f["semantic_weight"], lexical_depth=f["lexical_depth"],
+            semantic_depth=f["semantic_depth"], confident_coverage=f["confident_coverage"],
+            confident_weight=f["confident_semantic_weight"])
+        retriever._parts = retriever.index
+        retriever._for_texts = retriever.index.for_texts
+        result = run_collection(collection, retriever, budget=100, seed="rookhaven-default")
+        rankings = {q: [d for d, _ in result.rankings.get(q, [])] for q in qids}
+        out[key("hybrid@1", params)] = _per_query(rankings, collection.qrels, qids)
+    return out
+
+
+def _float_hybrid(collection: Any, qids: list[str], grid: list[dict[str, Any]]
+                  ) -> dict[str, Any]:
+    """The float prototype (``bench/float_hybrid.py``) fused with bm25@6's ranking."""
+    from float_hybrid import FloatModel, fused, semantic_rankings
+    lexical = run_collection(collection, Retriever(collection.documents, "bm25@6"),
+                             budget=100, seed="rookhaven-default")
+    semantic = semantic_rankings(FloatModel(), collection.documents,
+                                 {q: collection.queries[q] for q in qids})
+    out = {}
+    for params in grid:
+        rankings = {q: fused([d for d, _ in lexical.rankings.get(q, [])], semantic[q],
+                             params["semantic_weight"], params["rrf_k"])[:100] for q in qids}
+        out[key("float-hybrid", params)] = _per_query(rankings, collection.qrels, qids)
     return out
 
 
@@ -125,7 +171,11 @@ class Runs:
         """Compute every (collection name, path, engine, params) not cached yet."""
         todo, seen = [], set()
         for name, path, engine, params in wanted:
-            k = "peer:bm25s" if engine == "peers" else key(engine, params)
+            # A grid is cached under its last setting's key.
+            k = ("peer:bm25s" if engine == "peers" else
+                 key("hybrid@1", params["grid"][-1]) if engine == "hybrid-grid" else
+                 key(engine, params["grid"][-1]) if engine == "float-hybrid" else
+                 key(engine, params))
             if k not in self.data.get(name, {}) and (name, k) not in seen:
                 seen.add((name, k))
                 todo.append((name, path, engine, params))
@@ -249,9 +299,109 @@ def table(runs: Runs, meta: dict[str, dict[str, Any]], engines: list[str]) -> No
         print(f"- {genre}: " + ", ".join(f"{e} {mean(v):.3f}" for e, v in row.items()))
 
 
+# hybrid@1's fusion grid: the semantic list's weight (the lexical one's is 1 - w), k, and the
+# weight the semantic list keeps when the lexical list is sure (a rank-1 document matches at
+# least that share of the query's distinct terms).
+WEIGHTS = [0.1, 0.15, 0.2, 0.3, 0.4, 0.5]
+HYBRID_GRID = (
+    [{"semantic_weight": w, "lexical_weight": round(1 - w, 4), "rrf_k": k}
+     for k in (20, 60) for w in WEIGHTS]
+    + [{"semantic_weight": w, "lexical_weight": round(1 - w, 4), "rrf_k": 20,
+        "confident_coverage": c, "confident_semantic_weight": cw}
+       for w in (0.2, 0.3, 0.4, 0.5) for c in (0.75, 1.0) for cw in (0.0, 0.1)])
+FLOAT_GRID = [{"semantic_weight": w, "rrf_k": k} for k in (20, 60) for w in WEIGHTS]
+
+
+def hybrid(runs: Runs, meta: dict[str, dict[str, Any]]) -> None:
+    """The grid on every collection, each genre's pick from the other genres, the table."""
+    runs.ensure((n, meta[n]["path"], "hybrid-grid", {"grid": HYBRID_GRID}) for n in meta)
+    runs.ensure((n, meta[n]["path"], "float-hybrid", {"grid": FLOAT_GRID}) for n in meta)
+    runs.ensure((n, meta[n]["path"], "bm25@6", {}) for n in meta)
+    runs.ensure((n, meta[n]["path"], "peers", {}) for n in meta)
+    tuning = [n for n in meta if not meta[n].get("held_out")]
+
+    def ndcg(n: str, params: dict[str, Any], engine: str = "hybrid@1") -> float:
+        return mean(runs.get(n, key(engine, params))["ndcg@10"])
+
+    def pick(train: list[str]) -> dict[str, Any]:
+        return max(HYBRID_GRID, key=lambda p: (
+            round(balanced({n: ndcg(n, p) for n in train}, meta), 6),
+            -HYBRID_GRID.index(p)))
+
+    print("### Grid (nDCG@10; genre-balanced mean of the tuning set)\n")
+    print("| setting | " + " | ".join(tuning) + " | balanced |")
+    print("|---|" + "---:|" * (len(tuning) + 1))
+    for p in HYBRID_GRID:
+        cells = {n: ndcg(n, p) for n in tuning}
+        print(f"| {json.dumps(p, sort_keys=True)} | " + " | ".join(
+            f"{cells[n]:.3f}" for n in tuning) + f" | {balanced(cells, meta):.4f} |")
+    print("\n### Leave one genre out\n")
+    print("| left out | chosen on the other genres | collection | nDCG@10 | bm25@6 |")
+    print("|---|---|---|---:|---:|")
+    for genre in sorted({meta[n]["genre"] for n in tuning}):
+        train = [n for n in tuning if meta[n]["genre"] != genre]
+        chosen = pick(train)
+        for n in (t for t in tuning if meta[t]["genre"] == genre):
+            print(f"| {genre} | {json.dumps(chosen, sort_keys=True)} | {n} | "
+                  f"{ndcg(n, chosen):.3f} | {ndcg(n, {}, 'bm25@6'):.3f} |")
+    print("\nchosen on the whole tuning set:", json.dumps(pick(tuning), sort_keys=True))
+    hybrid_table(runs, meta)
+
+
+def hybrid_table(runs: Runs, meta: dict[str, dict[str, Any]]) -> None:
+    """hybrid@1 as built (its defaults) against bm25@6, the float prototype at the same
+    weight and k, and every peer; paired t-tests against bm25@6; the default rule."""
+    runs.ensure((n, meta[n]["path"], e, {}) for n in meta for e in ("bm25@6", "hybrid@1"))
+    defaults = make_provider("hybrid@1").config()["fusion"]
+    prototype = key("float-hybrid", {"rrf_k": defaults["k"], "semantic_weight": round(
+        defaults["semantic_weight"] / 256, 1)})
+    print("\n### hybrid@1 (its defaults) against bm25@6, the float prototype and the peers\n")
+    print("| genre | collection | queries | bm25@6 nDCG@10 | hybrid@1 | float prototype | "
+          "best peer | p nDCG@10 | bm25@6 R@100 | hybrid@1 R@100 | p R@100 | "
+          "bm25@6 MRR@10 | hybrid@1 MRR@10 | p MRR@10 |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    order = sorted(meta, key=lambda n: (meta[n].get("held_out", False), meta[n]["genre"], n))
+    genres: dict[str, dict[str, list[float]]] = {}
+    worse = []
+    for n in order:
+        base, hyb = runs.get(n, key("bm25@6", {})), runs.get(n, key("hybrid@1", {}))
+        proto = runs.data[n].get(prototype)
+        peers = {k[5:]: mean(v["ndcg@10"]) for k, v in runs.data[n].items()
+                 if k.startswith("peer:")}
+        best = max(peers, key=peers.__getitem__)
+        p = {m: paired_p(hyb[m], base[m]) for m in METRICS}
+        if mean(hyb["ndcg@10"]) < mean(base["ndcg@10"]) and p["ndcg@10"] < 0.05:
+            worse.append(n)
+        genre = meta[n]["genre"] + (" (held out)" if meta[n].get("held_out") else "")
+        shown = "" if proto is None else f"{mean(proto['ndcg@10']):.3f}"
+        print(f"| {genre} | {n} | {len(base['ndcg@10'])} | {mean(base['ndcg@10']):.3f} | "
+              f"{mean(hyb['ndcg@10']):.3f} | {shown} | "
+              f"{peers[best]:.3f} ({best}) | {p['ndcg@10']:.3g} | "
+              f"{mean(base['recall@100']):.3f} | {mean(hyb['recall@100']):.3f} | "
+              f"{p['recall@100']:.3g} | {mean(base['mrr@10']):.3f} | "
+              f"{mean(hyb['mrr@10']):.3f} | {p['mrr@10']:.3g} |")
+        row = genres.setdefault(genre, {})
+        for name, value in (("bm25@6", mean(base["ndcg@10"])),
+                            ("hybrid@1", mean(hyb["ndcg@10"])), ("best peer", peers[best])):
+            row.setdefault(name, []).append(value)
+    print("\nnDCG@10 by genre (mean of collections):\n")
+    print("| genre | bm25@6 | hybrid@1 | best peer | hybrid@1 - (best peer + 0.01) |")
+    print("|---|---:|---:|---:|---:|")
+    failing = []
+    for genre, row in genres.items():
+        margin = mean(row["hybrid@1"]) - mean(row["best peer"]) - 0.01
+        if "held out" not in genre and margin < 0:
+            failing.append(genre)
+        print(f"| {genre} | {mean(row['bm25@6']):.3f} | {mean(row['hybrid@1']):.3f} | "
+              f"{mean(row['best peer']):.3f} | {margin:+.3f} |")
+    print("\nthe default rule on the tuning set: significantly worse than bm25@6 on "
+          f"{[n for n in worse if not meta[n].get('held_out')] or 'none'}; genres below the "
+          f"best peer + 0.01: {failing or 'none'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("table", "folds"))
+    parser.add_argument("command", choices=("table", "folds", "hybrid"))
     parser.add_argument("--engines", default="bm25@2,bm25@3,bm25@4")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
@@ -259,6 +409,8 @@ def main() -> None:
     meta = collections()
     if args.command == "table":
         table(runs, meta, args.engines.split(","))
+    elif args.command == "hybrid":
+        hybrid(runs, meta)
     else:
         folds(runs, meta)
 

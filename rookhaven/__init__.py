@@ -30,3 +30,8 @@ __all__ = [
     "result_key",
     "retrieve",
 ]
+
+# The wheel's static embedding model, if installed, is read only when an engine asks for it.
+from .embedding import offer_default as _offer_default
+
+_offer_default()

@@ -100,6 +100,7 @@ class Settings:
     log_key_file: Path | None = None
     checkpoint_interval: float = 60.0
     log_mirror_dir: Path | None = None
+    embedding_model: Path | None = None
     heal_interval: float = 3600.0
     verify_checkpoint: Path | None = None
     verify_verifier_key: str | None = None
@@ -318,6 +319,10 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_ENGINE", "engine", engine,
          "engine (NAME@VERSION, or NAME for its default version) when none is named; "
          "see `rookhaven engines`"),
+    Spec("ROOKHAVEN_EMBEDDING_MODEL", "embedding_model", lambda raw: Path(text(raw)),
+         "a model2vec-format directory (model.safetensors + tokenizer.json) whose static "
+         "embedding model hybrid engines use when none is named; the wordllama wheel's "
+         "stays installed for replays (directory; default: that wheel's model)"),
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", choice(LOG_LEVELS),
          "least severe log level written to stderr"),
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", text,

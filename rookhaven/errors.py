@@ -45,6 +45,11 @@ class EncodingDriftError(InputError):
     canonical encoding: its bytes could not be replayed by another install."""
 
 
+class ModelUnavailableError(InputError):
+    """Raised when an engine needs a static embedding model (by its sha256) that this
+    install does not have; the message says which package or setting provides it."""
+
+
 class NotFoundError(InputError):
     """Raised when a named thing (corpus, job, result) does not exist."""
 

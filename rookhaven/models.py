@@ -90,6 +90,8 @@ class Subquery(_Frozen):
     contributed: list[Contribution] = Field(default_factory=list)
     # Engines with query expansion (bm25@3): the feedback documents and weighted terms.
     expansion: _Expansion = None
+    # Hybrid engines: the semantic weight used and each pick's lexical and semantic rank.
+    fusion: _Expansion = None
 
 
 class DroppedPart(_Frozen):
@@ -126,6 +128,8 @@ class Audit(_Frozen):
     config_digest: str
     # Engines with query expansion (bm25@3): the whole query's, which orders the merge.
     expansion: _Expansion = None
+    # Hybrid engines: the whole query's fusion (which orders the merge), ranks per hit.
+    fusion: _Expansion = None
 
 
 class RetrievalResult(_Frozen):

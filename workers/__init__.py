@@ -10,12 +10,15 @@ import os
 import sys
 
 from rookhaven.config import Settings
+from rookhaven.embedding import offer_settings
 from rookhaven.errors import RookhavenError
 
 from .application import create_app
 
 try:
-    app = create_app(Settings.from_mapping(os.environ))
+    settings = Settings.from_mapping(os.environ)
+    offer_settings(settings)
+    app = create_app(settings)
 except RookhavenError as exc:
     # Celery imports this module to find the app: a setting that cannot work stops every
     # `celery -A workers ...` command here, in one line, not in Celery's import traceback.

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from .. import __version__
 from ..config import Settings
+from ..embedding import offer_settings
 from ..errors import InputError, RookhavenError
 from ..logs import configure_logging
 
@@ -129,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = Settings.from_mapping(os.environ).with_flags(vars(args),
                                                                 _spellings(parser, words))
         configure_logging(settings.log_level)
+        offer_settings(settings)
         status: int = args.run(args, settings)
     except InputError as exc:
         print(f"rookhaven: error: {one_line(str(exc))}", file=sys.stderr)

@@ -79,6 +79,8 @@ class Retriever:
         sub = getattr(self.index, "subquery_index", None)
         self._parts: ScoringIndex = sub() if sub is not None else self.index
         self._explain = getattr(self.index, "explain", None)
+        # Hybrid engines rank the text behind each term tuple, bound once per request.
+        self._for_texts = getattr(self.index, "for_texts", None)
 
     @cached_property
     def _id_units(self) -> CodeUnits:
@@ -132,10 +134,16 @@ class Retriever:
         budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
                                     mulberry32(streams.allocation))
 
-        scores = _ScoreCache(self.index, self._top)
         # A query that is its own only piece was tokenized by the decomposition already.
         whole_terms = next((p.terms for p in parts.parts if p.text == request.query),
                            None) or tuple(analyzer.terms(request.query))
+        ranking, fused = self.index, None
+        if self._for_texts is not None:  # a hybrid index ranks the text behind the terms
+            texts = {tuple(whole_terms): request.query}
+            for part in parts.parts:
+                texts.setdefault(tuple(part.terms), part.text)
+            ranking = fused = self._for_texts(texts)
+        scores = _ScoreCache(ranking, self._top)
         unexpanded = scores if self._parts is self.index else _ScoreCache(
             self._parts, self._parts if isinstance(self._parts, TopKIndex) else None)
         best: dict[int, int] = {}
@@ -166,6 +174,8 @@ class Retriever:
             }
             if self._explain is not None and expanded:
                 self._explained(subquery, part.terms, explained)
+            if fused is not None:
+                subquery["fusion"] = fused.account(part.terms, picks[0])
             subqueries.append(subquery)
 
         order: list[int] = []
@@ -190,6 +200,7 @@ class Retriever:
                 order, shown, backfill = self._merge(request, whole_terms, best, keys, scores,
                                                      picks if alone else None, whole)
         hits: Any
+        ranked_ords = order[: request.recall_budget]
         if alone and order is picks[0]:
             # The picks in their own order (the merge returns that list itself only when
             # their scores are the ones shown): each hit is its contribution, ranked.
@@ -198,7 +209,6 @@ class Retriever:
                 for r, c in enumerate(subqueries[0]["contributed"][: request.recall_budget],
                                       start=1)]
         else:
-            ranked_ords = order[: request.recall_budget]
             if encoded:
                 hits = encoded_hits(self._id_strings, ranked_ords,
                                     [shown[o] for o in ranked_ords], scale,
@@ -220,6 +230,8 @@ class Retriever:
         }
         if self._explain is not None and parts.parts:
             self._explained(audit, whole_terms, explained)
+        if fused is not None:
+            audit["fusion"] = fused.account(whole_terms, ranked_ords)
         return {"hits": hits, "audit": audit}
 
     def _explained(self, record: dict[str, Any], terms: tuple[str, ...],

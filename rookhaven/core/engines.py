@@ -22,7 +22,9 @@ from .providers.base import ScoringProvider
 from .providers.bm25 import COVERAGE_BITS, WEIGHT_BITS, Bm25Provider
 from .providers.bm25prf import Bm25PrfProvider
 from .providers.bm25sel import Bm25SelectiveProvider
+from .providers.hybrid import HybridProvider
 from .providers.tfcosine import TfCosineProvider
+from .semantic.shelf import SHELF
 
 ANALYZER_PARAMS = ("stopwords", "stemmer")
 # Provider fields no parameter may set: they name the semantics or are fixed by the version.
@@ -92,6 +94,14 @@ class EngineSpec:
                                                   **extra, **params)
         return provider
 
+    def pinned(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` with each default this install decides made explicit (a hybrid
+        engine's model: ROOKHAVEN_EMBEDDING_MODEL may differ between hosts), so a job
+        names the same engine on every worker."""
+        if "model" in _tunable(self.provider) and not params.get("model"):
+            return {**params, "model": SHELF.default_digest()}
+        return dict(params)
+
     def params_from_config(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
         """The parameters a recorded config was built with, or None if it cannot tell."""
         try:
@@ -130,6 +140,7 @@ _READERS: dict[tuple[type[Any], bool], Callable[[Mapping[str, Any]], dict[str, A
     (TfCosineProvider, True): _given,
     (Bm25PrfProvider, True): _given,
     (Bm25SelectiveProvider, True): _given,
+    (HybridProvider, True): _given,
 }
 
 ENGINES: tuple[EngineSpec, ...] = (
@@ -161,6 +172,11 @@ ENGINES: tuple[EngineSpec, ...] = (
                golden="sha256:9765c4fcbcbb507136fbdef226467b4928203a112664e72afa174113f7720694",
                summary="bm25@5 with invisible characters removed: soft hyphens, joiners and "
                        "variation selectors no longer split or change a word"),
+    EngineSpec("hybrid", "1", HybridProvider, default_stemmer="english",
+               analysis=(("split", "visible-words"),),
+               golden="sha256:6678eca26dc677c71e1751027a626a9c4e688babb7b648178c0cd24a46a09303",
+               summary="bm25@6's ranking fused with a static embedding model's (reciprocal "
+                       "ranks), every score an exact integer; the model named by sha256"),
 )
 BY_REF: Mapping[str, EngineSpec] = {spec.ref: spec for spec in ENGINES}
 # The version a bare provider name means: its newest release that is not a preview.

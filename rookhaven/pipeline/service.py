@@ -87,7 +87,8 @@ class Pipeline:
         """The job for ``request`` over a stored corpus digest, with its content key."""
         # Records name the full engine (name@version): a bare name means the default
         # version only when submitted, never when read back years later.
-        name, params = engine_spec(provider or self.settings.engine).ref, dict(params or {})
+        chosen = engine_spec(provider or self.settings.engine)
+        name, params = chosen.ref, chosen.pinned(params or {})
         _, identity = self._providers.provider(name, params)
         key = result_key(self.settings.check_request(request), corpus_digest, identity)
         return JobSpec(key=key, request=request, corpus_digest=corpus_digest, provider=name,

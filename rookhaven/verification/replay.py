@@ -24,7 +24,7 @@ from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
 from ..core.jsondiff import difference, hits_first
 from ..core.recipe import Recipe, recipe_of
-from ..errors import NotFoundError
+from ..errors import ModelUnavailableError, NotFoundError
 from ..pipeline import Executor, RetrieverCache
 from ..store import Store
 from .frames import Frames
@@ -190,7 +190,11 @@ class Replayer:
         except NotFoundError as exc:
             return Verdict(key=key, outcome="missing-corpus", corpus_digest=digest,
                            stored_engine=stored_engine, detail=str(exc))
-        retriever = self.executor.cache.get(digest, ref, recipe.params)
+        try:
+            retriever = self.executor.cache.get(digest, ref, recipe.params)
+        except ModelUnavailableError as exc:  # never a mismatch: this install cannot tell
+            return Verdict(key=key, outcome="unreplayable", corpus_digest=digest,
+                           stored_engine=stored_engine, detail=str(exc))
         recomputed = result_key(recipe.request, digest, retriever.identity)
         if recomputed != key:
             return Verdict(key=key, outcome="wrong-key", corpus_digest=digest,

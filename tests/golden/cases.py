@@ -16,10 +16,10 @@ HERE = Path(__file__).resolve().parent
 CORPORA = HERE / "corpora"
 
 # Every case runs under the newest engine too; the first releases keep the cases they had.
-NEWEST = ("bm25@6",)
+NEWEST = ("hybrid@1",)
 # Engines that were the newest once keep every case they pinned then, and no new one: their
 # manifests (and so the digests the registry states) never change.
-FORMERLY_NEWEST = ("bm25@2", "bm25@3", "bm25@4", "bm25@5")
+FORMERLY_NEWEST = ("bm25@2", "bm25@3", "bm25@4", "bm25@5", "bm25@6")
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,21 @@ CASES: tuple[Case, ...] = (
     Case("invisible-separators", "invisible.json",
          "crane alarm,\u200f tide window \u200fand\u200f pilot\u200b;\u200bberth", 4, "visible",
          engine="bm25@6"),
+    # hybrid@1: bm25@6 fused with the wordllama model's exact cosine order (ADR 0044): words
+    # the corpus does not use, a tool request in other words, the confident-lexical case,
+    # text in other scripts (byte-fallback tokens), a query of no term but some tokens.
+    Case("hybrid-other-words", "port_small.jsonl", "ship waits at the dock because of the sea",
+         6, "hybrid", engine="hybrid@1"),
+    Case("hybrid-tool-request", "tools.jsonl", "show me which permissions someone has", 4,
+         "hybrid", engine="hybrid@1"),
+    Case("hybrid-confident", "port_small.jsonl", "reefer power alarms", 5, "hybrid",
+         engine="hybrid@1"),
+    Case("hybrid-scripts", "scripts.json", "起重机延误 and crane delay", 4, "hybrid",
+         engine="hybrid@1"),
+    Case("hybrid-ties", "ties.json", "crane fault and tide window and reefer alarm", 7,
+         "hybrid", engine="hybrid@1"),
+    Case("hybrid-no-terms", "port_small.jsonl", "and the of, to be", 5, "hybrid",
+         engine="hybrid@1"),
 )
 
 

@@ -1,0 +1,270 @@
+"""Hybrid ranking: bm25's lexical ranking fused with a static embedding model's, in integers.
+
+Per (sub)query the lexical list is bm25@6's ranking (the same integer scores) to
+``lexical_depth`` ranks, the semantic list the documents' exact cosine keys
+(``core.semantic.vectors``) to ``semantic_depth`` ranks; reciprocal-rank fusion
+(``core.semantic.fusion``) gives each document one integer score. Where the lexical list is
+already sure (a best-scoring document matches at least ``confident_coverage`` of the
+query's distinct terms), the semantic list weighs ``confident_semantic_weight`` instead.
+Document vectors are built in the index pass; the model is the one whose vector table's
+sha256 the config records (ADR 0044).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...errors import ConfigError
+from ..corpus import RecordSource
+from ..semantic import fusion
+from ..semantic.model import StaticModel
+from ..semantic.shelf import SHELF
+from ..semantic.vectors import (
+    MAX_DIM,
+    candidates,
+    document_vectors,
+    keys_of,
+    query_vector,
+    rarity_weights,
+    sign_codes,
+)
+from .base import IntArray
+from .bm25 import Bm25Index, Bm25Provider
+
+QUERY_WEIGHTINGS = ("none", "rarity")
+COVERAGE_BITS = 8
+
+
+def _units(name: str, value: float, bits: int, top: float = 1.0) -> int:
+    if not 0.0 <= value <= top:
+        raise ConfigError(f"{name} must be between 0 and {top:g}, got {value!r}")
+    return round(value * (1 << bits))
+
+
+def document_body(record: Mapping[str, Any]) -> str:
+    """What a document's vector is built from: its fields in name order, then its text."""
+    fields = record["fields"] or {}
+    return " ".join([*(fields[name] for name in sorted(fields)), record["text"]])
+
+
+@dataclass(frozen=True)
+class HybridProvider(Bm25Provider):
+    """bm25 fused with a static embedding model; every score an exact integer."""
+
+    model: str = ""  # the vector table's sha256; empty: the installed default model
+    rrf_k: int = 20
+    lexical_weight: float = 0.8
+    semantic_weight: float = 0.2
+    lexical_depth: int = 100
+    semantic_depth: int = 100
+    # "rarity": a query token's row weighs bit_length((N + 1) // (df + 1)) in the corpus.
+    query_weighting: str = "none"
+    # Above this many documents, exact keys only for those nearest by sign-code distance.
+    semantic_prefilter: int = 1000
+    # A lexical rank-1 document matching every distinct query term: lexical ranking alone.
+    confident_coverage: float = 1.0  # 0: the semantic weight never changes
+    confident_semantic_weight: float = 0.0
+    name: str = "hybrid"
+    scale: int = fusion.SCALE
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.model:
+            object.__setattr__(self, "model", SHELF.default_digest())
+        if self.rrf_k < 1 or self.lexical_depth < 0 or self.semantic_depth < 0:
+            raise ConfigError("hybrid needs rrf_k >= 1 and depths >= 0")
+        if self.query_weighting not in QUERY_WEIGHTINGS:
+            raise ConfigError(f"query_weighting must be one of {', '.join(QUERY_WEIGHTINGS)}, "
+                              f"got {self.query_weighting!r}")
+        if self.semantic_prefilter < self.semantic_depth:
+            raise ConfigError("semantic_prefilter must be at least semantic_depth")
+        for name in ("lexical_weight", "semantic_weight", "confident_semantic_weight"):
+            _units(name, getattr(self, name), fusion.WEIGHT_BITS)
+        _units("confident_coverage", self.confident_coverage, COVERAGE_BITS)
+
+    @property
+    def static_model(self) -> StaticModel:
+        return SHELF.model(self.model)
+
+    def parameters(self) -> dict[str, Any]:
+        return {**super().parameters(), "model": self.model, "rrf_k": self.rrf_k,
+                "lexical_weight": self.lexical_weight, "semantic_weight": self.semantic_weight,
+                "lexical_depth": self.lexical_depth, "semantic_depth": self.semantic_depth,
+                "semantic_prefilter": self.semantic_prefilter,
+                "query_weighting": self.query_weighting,
+                "confident_coverage": self.confident_coverage,
+                "confident_semantic_weight": self.confident_semantic_weight}
+
+    def config(self) -> dict[str, Any]:
+        model = self.static_model
+        if model.dim > MAX_DIM:
+            raise ConfigError(f"model {self.model} has {model.dim} dimensions; at most "
+                              f"{MAX_DIM} keep its dot products exact in int32")
+        weight = fusion.WEIGHT_BITS
+        return {**super().config(), "fusion": {
+            "rule": "rrf: weight * 2^24 // (k + competition rank), summed over both lists",
+            "k": self.rrf_k, "weight_unit": f"1/{1 << weight}",
+            "lexical_weight": _units("lexical_weight", self.lexical_weight, weight),
+            "semantic_weight": _units("semantic_weight", self.semantic_weight, weight),
+            "lexical_depth": self.lexical_depth, "semantic_depth": self.semantic_depth,
+            "semantic_prefilter": self.semantic_prefilter,
+            "query_weighting": self.query_weighting,
+            "confident_coverage": _units("confident_coverage", self.confident_coverage,
+                                         COVERAGE_BITS),
+            "confident_coverage_unit": f"1/{1 << COVERAGE_BITS}",
+            "confident_rule": "a document at lexical rank 1 matches at least confident_coverage "
+                              "of the distinct query terms",
+            "confident_semantic_weight": _units(
+                "confident_semantic_weight", self.confident_semantic_weight, weight),
+            "semantic": {"model": model.identity(), "document": "fields by name, text; "
+                         "token sum scaled to int8",
+                         "query": "token sum scaled to int16" if self.query_weighting == "none"
+                         else "sum of token rows times bit_length((N + 1) // (df + 1)) over "
+                              "the corpus's documents with a token, scaled to int16",
+                         "key": "floor(dot * 2^20 / isqrt(|d|^2 * 2^16))",
+                         "prefilter": "above semantic_prefilter documents, keys only for "
+                                      "those within the least Hamming distance of sign "
+                                      "codes that reaches semantic_prefilter, ties kept"}}}
+
+    def build(self, corpus: RecordSource) -> HybridIndex:  # type: ignore[override]
+        model = self.static_model
+        tee = _Tee(corpus, model, count=self.query_weighting == "rarity")
+        lexical = super().build(tee)
+        vectors, radii = tee.finish()
+        weights = None if tee.df is None else rarity_weights(
+            tee.df, int(np.count_nonzero(radii)))
+        weight = fusion.WEIGHT_BITS
+        return HybridIndex(
+            lexical=lexical, vectors=vectors, radii=radii, codes=sign_codes(vectors),
+            model=model, k=self.rrf_k, prefilter=self.semantic_prefilter, weights=weights,
+            lexical_weight=_units("lexical_weight", self.lexical_weight, weight),
+            semantic_weight=_units("semantic_weight", self.semantic_weight, weight),
+            lexical_depth=self.lexical_depth, semantic_depth=self.semantic_depth,
+            confident_coverage=_units("confident_coverage", self.confident_coverage,
+                                      COVERAGE_BITS),
+            confident_weight=_units("confident_semantic_weight",
+                                    self.confident_semantic_weight, weight))
+
+
+class _Tee:
+    """The corpus as the lexical build reads it, building each chunk's vectors on the way
+    (a streamed corpus is read once)."""
+
+    def __init__(self, corpus: RecordSource, model: StaticModel, count: bool) -> None:
+        self._corpus, self._model = corpus, model
+        # Documents holding each token, when the query weighs tokens by rarity.
+        self.df = np.zeros(len(model.table), dtype=np.int64) if count else None
+        self._vectors: list[np.ndarray] = []
+        self._radii: list[np.ndarray] = []
+
+    def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:
+        for chunk in self._corpus.record_chunks(size):
+            records = list(chunk)
+            vectors, radii = document_vectors(self._model, map(document_body, records),
+                                              self.df)
+            self._vectors.append(vectors)
+            self._radii.append(radii)
+            yield iter(records)
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        dim = self._model.dim
+        if not self._vectors:
+            return np.zeros((0, dim), np.int8), np.zeros(0, np.int64)
+        return np.concatenate(self._vectors), np.concatenate(self._radii)
+
+
+@dataclass
+class HybridIndex:
+    """bm25's index and one int8 vector per document; ranked through ``for_texts``."""
+
+    lexical: Bm25Index
+    vectors: np.ndarray
+    radii: np.ndarray
+    codes: np.ndarray  # sign bits of each vector, for the prefilter
+    model: StaticModel
+    prefilter: int
+    weights: np.ndarray | None  # a query token's weight by rarity, or None (all 1)
+    k: int
+    lexical_weight: int
+    semantic_weight: int
+    lexical_depth: int
+    semantic_depth: int
+    confident_coverage: int
+    confident_weight: int
+
+    def for_texts(self, texts: Mapping[tuple[str, ...], str]) -> HybridView:
+        """The index for one request: ``texts`` gives the text behind each term tuple it
+        will be asked about (its subqueries' and the whole query's)."""
+        return HybridView(self, texts)
+
+    def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
+        raise ConfigError("a hybrid index ranks texts: use for_texts (core.engine does)")
+
+
+@dataclass
+class HybridView:
+    """A hybrid index with the request's texts: a ``ScoringIndex`` over term tuples."""
+
+    index: HybridIndex
+    texts: Mapping[tuple[str, ...], str]
+    _seen: dict[tuple[str, ...], tuple[IntArray, ...]] = field(default_factory=dict)
+
+    def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
+        ords, units, _, _, _ = self._fused(tuple(terms))
+        return ords, units
+
+    def account(self, terms: Sequence[str], ords: Sequence[int]) -> dict[str, Any]:
+        """How ``terms`` were fused, for the audit: the semantic weight used and each of
+        ``ords``' lexical and semantic ranks (0: not in that list)."""
+        fused_ords, _, lex, sem, weight = self._fused(tuple(terms))
+        where = {int(o): i for i, o in enumerate(fused_ords.tolist())}
+        ranks = [[int(lex[where[o]]), int(sem[where[o]])] if o in where else [0, 0]
+                 for o in ords]
+        return {"semantic_weight": int(weight[0]) if len(weight) else 0, "ranks": ranks}
+
+    def _fused(self, terms: tuple[str, ...]) -> tuple[IntArray, ...]:
+        found = self._seen.get(terms)
+        if found is not None:
+            return found
+        ix = self.index
+        ords, units = ix.lexical.top(terms, ix.lexical_depth) if terms and ix.lexical_depth \
+            else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        lexical = fusion.competition_top(ords, units, ix.lexical_depth)
+        weight = ix.semantic_weight
+        if ix.confident_coverage and len(lexical[0]) and self._sure(terms, lexical):
+            weight = ix.confident_weight
+        semantic = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        text = self.texts.get(terms)
+        if weight and ix.semantic_depth and text is not None and len(ix.vectors):
+            query = query_vector(ix.model, text, ix.weights)
+            if query is not None:
+                near = candidates(ix.codes, ix.radii, query, ix.prefilter)
+                keys = keys_of(ix.vectors, ix.radii, query, near)
+                semantic = fusion.competition_top(near, keys, ix.semantic_depth)
+        fused = fusion.fuse(lexical, semantic, ix.lexical_weight, weight, ix.k)
+        found = (*fused, np.asarray([weight], np.int64))
+        self._seen[terms] = found
+        return found
+
+    def _sure(self, terms: tuple[str, ...], lexical: tuple[IntArray, IntArray]) -> bool:
+        """Whether a document at lexical rank 1 matches at least the confident coverage
+        of the distinct query terms (a term matches through any of its expansions)."""
+        ix = self.index
+        plan = ix.lexical.plan(terms)
+        offsets, docs = ix.lexical.index.offsets, ix.lexical.index.docs
+        best = 0
+        for ordinal in lexical[0][lexical[1] == 1].tolist():
+            matched = 0
+            for _, expansion in plan:
+                for term_id, _ in expansion:
+                    lo, hi = int(offsets[term_id]), int(offsets[term_id + 1])
+                    at = lo + int(np.searchsorted(docs[lo:hi], ordinal))
+                    if at < hi and int(docs[at]) == ordinal:
+                        matched += 1
+                        break
+            best = max(best, matched)
+        return best << COVERAGE_BITS >= len(plan) * ix.confident_coverage

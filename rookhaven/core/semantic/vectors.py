@@ -1,0 +1,226 @@
+"""Document and query vectors of a static model, and the exact integer key that ranks them.
+
+A document's vector is the sum of its token vectors scaled to int8 (256 bytes a document at
+256 dimensions); a query's is the same sum scaled to int16. Both scalings round half away
+from zero in integer arithmetic. A document's semantic key under a query is
+``floor(dot(q, d) * 2^20 / radius(d))`` with ``radius(d) = isqrt(|d|^2 * 2^16)``: cosine
+order up to the query's own (constant) length, every step an integer (ADR 0044). Dot
+products are int32 sums of int8 x int16 products, which cannot overflow at 256 dimensions
+(256 * 127 * 32767 < 2^31) and are the same in any order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..compiled import live, njit
+from .model import StaticModel
+
+IntArray = npt.NDArray[np.int64]
+
+DOC_MAX = 127
+QUERY_MAX = 32767
+KEY_SHIFT = 20
+RADIUS_SHIFT = 16
+MAX_DIM = 256  # the int32 bound above holds up to here
+CHUNK = 4096  # documents per reference-path matrix product
+
+
+def scaled(sums: npt.NDArray[np.int64], top: int) -> npt.NDArray[np.int64]:
+    """Each row of ``sums`` scaled so its largest magnitude is ``top``, rounded half away
+    from zero in integers; an all-zero row stays zero."""
+    sums = np.atleast_2d(sums)
+    peak = np.abs(sums).max(axis=1, keepdims=True)
+    safe = np.maximum(peak, 1)
+    magnitude = (2 * np.abs(sums) * top + safe) // (2 * safe)
+    return np.where(peak == 0, 0, np.sign(sums) * magnitude)
+
+
+def document_vectors(model: StaticModel, texts: Iterable[str],
+                     df: IntArray | None = None
+                     ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    """The int8 vectors of ``texts`` and their radii (0: no token, never ranked); with
+    ``df``, each token's count of documents holding it is added there."""
+    tokens = [model.tokenizer.ids(text) for text in texts]
+    if df is not None:
+        for ids in tokens:
+            if ids:
+                df[np.unique(np.asarray(ids, dtype=np.int64))] += 1
+    if not tokens:
+        return np.zeros((0, model.dim), dtype=np.int8), np.zeros(0, dtype=np.int64)
+    if live() and _SUMS is not None:
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        flat = np.fromiter(itertools.chain.from_iterable(tokens), dtype=np.int64,
+                           count=int(lengths.sum()))
+        sums = _SUMS(model.table, flat, lengths)
+    else:
+        sums = np.stack([model.table[np.asarray(ids, dtype=np.int64)].sum(axis=0, dtype=np.int64)
+                         if ids else np.zeros(model.dim, dtype=np.int64) for ids in tokens])
+    vectors = scaled(sums, DOC_MAX).astype(np.int8)
+    return vectors, radii(vectors)
+
+
+def _sums_loop(table: npt.NDArray[np.int16], flat: IntArray, lengths: IntArray) -> IntArray:
+    dim = table.shape[1]
+    out = np.zeros((len(lengths), dim), dtype=np.int64)
+    at = 0
+    for d in range(len(lengths)):
+        for t in range(at, at + lengths[d]):
+            row = flat[t]
+            for j in range(dim):
+                out[d, j] += table[row, j]
+        at += lengths[d]
+    return out
+
+
+def radii(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
+    """``isqrt(|d|^2 * 2^16)`` of each vector: exact (math.isqrt), once per document."""
+    squares = (vectors.astype(np.int64) ** 2).sum(axis=1)
+    return np.fromiter((math.isqrt(int(s) << RADIUS_SHIFT) for s in squares.tolist()),
+                       dtype=np.int64, count=len(squares))
+
+
+def rarity_weights(df: IntArray, documents: int) -> IntArray:
+    """Each token's query weight by rarity: ``bit_length((N + 1) // (df + 1))``, from 1 (in
+    half the documents or more) to about log2(N) + 1 (in none); integers, no logarithm."""
+    ratios = (documents + 1) // (df + 1)
+    return np.fromiter((int(r).bit_length() for r in ratios.tolist()), dtype=np.int64,
+                       count=len(ratios))
+
+
+def query_vector(model: StaticModel, text: str, weights: IntArray | None = None
+                 ) -> npt.NDArray[np.int32] | None:
+    """The int16-scaled vector of ``text`` (as int32; each token's row times its weight,
+    if ``weights`` are given), or None when it has no token."""
+    if weights is None:
+        total = model.token_sum(text)
+    else:
+        ids = np.asarray(model.tokenizer.ids(text), dtype=np.int64)
+        total = (model.table[ids].astype(np.int64) * weights[ids][:, None]).sum(axis=0)
+    if not total.any():
+        return None
+    vector: npt.NDArray[np.int32] = scaled(total, QUERY_MAX)[0].astype(np.int32)
+    return vector
+
+
+def semantic_keys(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
+                  query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    """Every document's key under ``query``; documents without tokens get the minimum."""
+    if live() and _KEYS is not None:
+        return _KEYS(vectors, radii_, query)  # type: ignore[no-any-return]
+    return _keys_reference(vectors, radii_, query)
+
+
+def _keys_reference(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
+                    query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    out = np.empty(len(vectors), dtype=np.int64)
+    for start in range(0, len(vectors), CHUNK):
+        block = vectors[start:start + CHUNK].astype(np.int32)
+        dots = (block @ query).astype(np.int64)
+        r = radii_[start:start + CHUNK]
+        out[start:start + CHUNK] = np.where(r > 0, (dots << KEY_SHIFT) // np.maximum(r, 1),
+                                            np.iinfo(np.int64).min)
+    return out
+
+
+def _keys_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
+               query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    n, dim = vectors.shape
+    out = np.empty(n, dtype=np.int64)
+    floor = np.iinfo(np.int64).min
+    for i in range(n):
+        r = radii_[i]
+        if r == 0:
+            out[i] = floor
+            continue
+        acc = np.int32(0)
+        for j in range(dim):
+            acc += np.int32(vectors[i, j]) * query[j]
+        out[i] = (np.int64(acc) << KEY_SHIFT) // r
+    return out
+
+
+def sign_codes(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
+    """Each vector's sign bits (bit j set: component j > 0), packed little-endian into
+    64-bit words: the prefilter's codes, 32 bytes a document at 256 dimensions."""
+    n, dim = vectors.shape
+    bits = np.zeros((n, -(-dim // 64) * 64), dtype=bool)
+    bits[:, :dim] = vectors > 0
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
+
+
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int32)
+
+
+def candidates(codes: npt.NDArray[np.uint64], radii_: npt.NDArray[np.int64],
+               query: npt.NDArray[np.int32], limit: int) -> IntArray:
+    """The documents the exact keys are computed for: every document with a token when at
+    most ``limit`` have one; else those whose sign code is nearest the query's in Hamming
+    distance, every document at the cut's distance included (no tie is broken here)."""
+    live_count = int(np.count_nonzero(radii_))
+    if live_count <= limit:
+        return np.flatnonzero(radii_ > 0).astype(np.int64)
+    query_code = sign_codes(np.asarray(query > 0, dtype=np.int8)[None, :])[0]
+    if live() and _DISTANCES is not None:
+        distances = _DISTANCES(codes, radii_, query_code)
+    else:
+        flipped = (codes ^ query_code).view(np.uint8)
+        distances = _POPCOUNT[flipped].sum(axis=1).astype(np.int32)
+        distances[radii_ == 0] = np.iinfo(np.int32).max
+    counts = np.bincount(distances[radii_ > 0])
+    cut = int(np.searchsorted(np.cumsum(counts), limit))  # least distance reaching limit
+    return np.flatnonzero(distances <= cut).astype(np.int64)
+
+
+def keys_of(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
+            query: npt.NDArray[np.int32], ords: IntArray) -> IntArray:
+    """The keys of the documents ``ords`` (all with a token)."""
+    if live() and _KEYS_OF is not None:
+        return _KEYS_OF(vectors, radii_, query, ords)  # type: ignore[no-any-return]
+    return _keys_reference(vectors[ords], radii_[ords], query)
+
+
+def _distances_loop(codes: npt.NDArray[np.uint64], radii_: npt.NDArray[np.int64],
+                    query_code: npt.NDArray[np.uint64]) -> npt.NDArray[np.int32]:
+    n, words = codes.shape
+    out = np.empty(n, dtype=np.int32)
+    m1, m2 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333)
+    m4, h01 = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x0101010101010101)
+    for i in range(n):
+        if radii_[i] == 0:
+            out[i] = 2147483647
+            continue
+        total = 0
+        for w in range(words):
+            x = codes[i, w] ^ query_code[w]
+            x = x - ((x >> np.uint64(1)) & m1)
+            x = (x & m2) + ((x >> np.uint64(2)) & m2)
+            x = (x + (x >> np.uint64(4))) & m4
+            total += int((x * h01) >> np.uint64(56))
+        out[i] = total
+    return out
+
+
+def _keys_of_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
+                  query: npt.NDArray[np.int32], ords: IntArray) -> IntArray:
+    dim = vectors.shape[1]
+    out = np.empty(len(ords), dtype=np.int64)
+    for k in range(len(ords)):
+        i = ords[k]
+        acc = np.int32(0)
+        for j in range(dim):
+            acc += np.int32(vectors[i, j]) * query[j]
+        out[k] = (np.int64(acc) << KEY_SHIFT) // radii_[i]
+    return out
+
+
+_KEYS = njit(cache=True, nogil=True)(_keys_loop) if njit is not None else None
+_SUMS = njit(cache=True, nogil=True)(_sums_loop) if njit is not None else None
+_DISTANCES = njit(cache=True, nogil=True)(_distances_loop) if njit is not None else None
+_KEYS_OF = njit(cache=True, nogil=True)(_keys_of_loop) if njit is not None else None

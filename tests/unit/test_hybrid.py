@@ -1,0 +1,236 @@
+"""hybrid@1: bm25@6's integers fused with a static model's exact cosine order, by digest."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
+from rookhaven.core import compiled
+from rookhaven.core.engines import make_provider
+from rookhaven.core.semantic import fusion
+from rookhaven.core.semantic.vectors import (
+    _KEYS,
+    _keys_reference,
+    candidates,
+    document_vectors,
+    keys_of,
+    radii,
+    rarity_weights,
+    scaled,
+    sign_codes,
+)
+from rookhaven.embedding import offer_directory, wordllama_files
+from rookhaven.errors import ConfigError, ModelUnavailableError
+from tests.model_support import write_small_model
+
+needs_model = pytest.mark.skipif(wordllama_files() is None, reason="wordllama is not installed")
+CORPUS = [
+    Document(id="push", text="send a push notification to a mobile device"),
+    Document(id="sms", text="deliver a text message to a phone number"),
+    Document(id="crane", text="crane maintenance schedule for berth 7",
+             fields={"title": "Crane upkeep"}),
+    Document(id="tide", text="berth delays caused by tide windows"),
+    Document(id="empty", text=""),
+    Document(id="mail", text="send an email with an attachment"),
+]
+
+
+def _cosine_order(vectors: np.ndarray, query: np.ndarray) -> list[int]:
+    """Documents by exact cosine (dot * |dot| / |d|^2 as a Fraction), ties by ordinal."""
+    def signed_square(i: int) -> Fraction:
+        dot = int(np.dot(vectors[i].astype(object), query.astype(object)))
+        return Fraction(dot * abs(dot), int((vectors[i].astype(object) ** 2).sum()))
+    live = [i for i in range(len(vectors)) if vectors[i].any()]
+    return sorted(live, key=lambda i: (-signed_square(i), i))
+
+
+def test_semantic_keys_order_documents_as_their_exact_cosine_does() -> None:
+    rng = np.random.default_rng(3)
+    vectors = scaled(rng.integers(-500, 500, size=(300, 64)), 127).astype(np.int8)
+    vectors[5] = 0
+    query = scaled(rng.integers(-900, 900, size=64), 32767)[0].astype(np.int32)
+    keys = _keys_reference(vectors, radii(vectors), query)
+    ours = sorted(np.flatnonzero(radii(vectors) > 0).tolist(), key=lambda i: (-keys[i], i))
+    exact = _cosine_order(vectors, query)
+    # isqrt's floor moves a key by less than one part in 2^16 of the norm: the orders may
+    # differ only between cosines that close.
+    mismatched = [(a, b) for a, b in zip(ours, exact, strict=True) if a != b]
+    assert len(mismatched) <= 2
+    assert keys[5] == np.iinfo(np.int64).min
+
+
+@pytest.mark.skipif(_KEYS is None, reason="numba is not installed")
+def test_the_compiled_semantic_keys_are_the_reference_integers() -> None:
+    rng = np.random.default_rng(4)
+    vectors = rng.integers(-127, 128, size=(5000, 256)).astype(np.int8)
+    vectors[::97] = 0
+    query = rng.integers(-32767, 32768, size=256).astype(np.int32)
+    r = radii(vectors)
+    assert np.array_equal(_KEYS(vectors, r, query), _keys_reference(vectors, r, query))
+
+
+def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
+    ords = np.array([10, 11, 12, 13, 14, 15])
+    keys = np.array([5, 9, 9, 7, 5, 1])
+    got_ords, ranks = fusion.competition_top(ords, keys, 4)
+    assert got_ords.tolist() == [11, 12, 13, 10, 14]
+    assert ranks.tolist() == [1, 1, 3, 4, 4]
+
+
+def test_fused_scores_are_the_integer_reciprocal_rank_sums() -> None:
+    lexical = (np.array([3, 1, 2]), np.array([1, 2, 2]))
+    semantic = (np.array([2, 7]), np.array([1, 2]))
+    ords, units, lex, sem = fusion.fuse(lexical, semantic, 204, 51, 60)
+    assert ords.tolist() == [1, 2, 3, 7]
+    expected = [(204 << 24) // 62, (204 << 24) // 62 + (51 << 24) // 61,
+                (204 << 24) // 61, (51 << 24) // 62]
+    assert units.tolist() == expected
+    assert lex.tolist() == [2, 2, 1, 0] and sem.tolist() == [0, 1, 0, 2]
+
+
+@needs_model
+def test_the_semantic_half_finds_a_document_that_shares_no_word_with_the_query() -> None:
+    retriever = Retriever(CORPUS, "hybrid@1")
+    result = retriever.retrieve(RetrievalRequest(query="alert people on their phones",
+                                                 recallBudget=3))
+    assert result.hits, "bm25 alone matches nothing here but 'phones' -> 'phone'"
+    ranked = [h.id for h in result.hits]
+    assert {"push", "sms"} & set(ranked[:2])
+    bm25 = Retriever(CORPUS, "bm25@6").retrieve(
+        RetrievalRequest(query="alert people on their phones", recallBudget=3))
+    assert [h.id for h in bm25.hits] != ranked
+
+
+@needs_model
+def test_the_audit_names_the_models_digests_and_each_picks_two_ranks() -> None:
+    retriever = Retriever(CORPUS, "hybrid@1")
+    request = RetrievalRequest(query="crane maintenance, tide delays", recallBudget=4)
+    result = retriever.retrieve(request)
+    semantic = result.audit.config["params"]["fusion"]["semantic"]["model"]
+    assert semantic["table"].startswith("sha256:") and semantic["tokenizer"].startswith(
+        "sha256:")
+    assert result.audit.config["params"]["parameters"]["model"] == semantic["table"]
+    for sub in result.audit.subqueries:
+        assert sub.fusion is not None
+        assert len(sub.fusion["ranks"]) == len(sub.contributed)
+        assert all(r[0] or r[1] for r in sub.fusion["ranks"])
+    assert result.audit.fusion is not None
+    assert len(result.audit.fusion["ranks"]) == len(result.hits)
+    assert canonical_bytes(result) == retriever.result_bytes(request)[0]
+
+
+@needs_model
+def test_the_compiled_and_reference_paths_give_the_same_hybrid_bytes() -> None:
+    retriever = Retriever(CORPUS, "hybrid@1")
+    request = RetrievalRequest(query="send a message to a phone; berth tide", recallBudget=5)
+    live = retriever.result_bytes(request)
+    compiled.hold()
+    try:
+        held = retriever.result_bytes(request)
+    finally:
+        compiled.release()
+    assert live == held
+
+
+@needs_model
+def test_with_no_semantic_weight_the_lexical_ranks_are_bm25_6s_order() -> None:
+    request = RetrievalRequest(query="send a message", recallBudget=4, decompose=False)
+    hybrid = Retriever(CORPUS, "hybrid@1", semantic_weight=0.0).retrieve(request)
+    bm25 = Retriever(CORPUS, "bm25@6").retrieve(request)
+    assert [h.id for h in hybrid.hits] == [h.id for h in bm25.hits]
+
+
+def test_a_model_directory_is_used_and_named_by_its_sha256(tmp_path: Path) -> None:
+    directory = write_small_model(tmp_path / "small")
+    digest = offer_directory(directory, default=False)
+    retriever = Retriever(CORPUS, "hybrid@1", model=digest)
+    result = retriever.retrieve(RetrievalRequest(query="crane berth", recallBudget=3))
+    model = result.audit.config["params"]["fusion"]["semantic"]["model"]
+    assert model["table"] == digest and model["dim"] == 8
+    assert result.hits[0].id == "crane"
+
+
+def test_a_model_that_is_not_installed_is_one_line_naming_its_digest_and_the_fix() -> None:
+    missing = "sha256:" + "0" * 64
+    with pytest.raises(ModelUnavailableError) as caught:
+        make_provider("hybrid@1", model=missing).config()
+    message = str(caught.value)
+    assert message == (f"model {missing} is not installed "
+                       "(pip install 'rookhaven[hybrid]')")
+
+
+def test_a_directory_without_its_files_is_refused_naming_what_is_missing(
+        tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"has no model\.safetensors"):
+        offer_directory(tmp_path, default=False)
+
+
+def test_isqrt_radius_is_exact() -> None:
+    vectors = np.array([[3, 4] + [0] * 6, [0] * 8], dtype=np.int8)
+    assert radii(vectors).tolist() == [math.isqrt(25 << 16), 0]
+
+
+def test_rarity_weights_are_integer_log2_of_the_inverse_document_share() -> None:
+    df = np.array([0, 1, 5, 10, 99, 100])
+    assert rarity_weights(df, 100).tolist() == [7, 6, 5, 4, 1, 1]
+
+
+@needs_model
+def test_a_rarity_weighted_query_is_recorded_and_ranks_on_both_paths() -> None:
+    retriever = Retriever(CORPUS, "hybrid@1", query_weighting="rarity")
+    request = RetrievalRequest(query="alert people on their phones", recallBudget=3)
+    result = retriever.retrieve(request)
+    assert result.audit.config["params"]["fusion"]["query_weighting"] == "rarity"
+    compiled.hold()
+    try:
+        held = retriever.result_bytes(request)
+    finally:
+        compiled.release()
+    assert held == retriever.result_bytes(request)
+    with pytest.raises(ConfigError, match="query_weighting must be one of none, rarity"):
+        make_provider("hybrid@1", query_weighting="idf")
+
+
+@pytest.mark.skipif(_KEYS is None, reason="numba is not installed")
+def test_the_prefilter_and_the_token_sums_are_the_same_on_both_paths() -> None:
+    rng = np.random.default_rng(5)
+    vectors = rng.integers(-127, 128, size=(6000, 256)).astype(np.int8)
+    vectors[::31] = 0
+    query = rng.integers(-32767, 32768, size=256).astype(np.int32)
+    r, codes = radii(vectors), sign_codes(vectors)
+    live = candidates(codes, r, query, 500)
+    compiled.hold()
+    try:
+        held = candidates(codes, r, query, 500)
+        held_keys = keys_of(vectors, r, query, held)
+    finally:
+        compiled.release()
+    assert np.array_equal(live, held) and len(live) >= 500
+    assert np.array_equal(keys_of(vectors, r, query, live), held_keys)
+    # Every document nearer than the cut is in; none farther.
+    flips = np.array([bin(int(x)).count("1") for x in
+                      (codes ^ sign_codes((query > 0).astype(np.int8)[None, :])[0]).ravel()])
+    distance = flips.reshape(len(codes), -1).sum(axis=1)
+    cut = distance[live].max()
+    assert set(live.tolist()) == set(np.flatnonzero((distance <= cut) & (r > 0)).tolist())
+    assert candidates(codes, r, query, 10**6).tolist() == np.flatnonzero(r > 0).tolist()
+
+
+@needs_model
+def test_document_vectors_are_the_same_on_both_paths() -> None:
+    from rookhaven.core.semantic.shelf import SHELF
+    model = SHELF.model(SHELF.default_digest())
+    texts = ["crane maintenance", "", "起重机 delay", "a" * 300]
+    live = document_vectors(model, texts)
+    compiled.hold()
+    try:
+        held = document_vectors(model, texts)
+    finally:
+        compiled.release()
+    assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+    assert live[1][1] == 0 and not live[0][1].any()
