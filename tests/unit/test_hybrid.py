@@ -234,3 +234,35 @@ def test_document_vectors_are_the_same_on_both_paths() -> None:
         compiled.release()
     assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
     assert live[1][1] == 0 and not live[0][1].any()
+
+
+@needs_model
+def test_query_vectors_semantic_lists_and_fusion_are_the_same_on_both_paths() -> None:
+    from rookhaven.core.semantic.lists import fused, semantic_list
+    from rookhaven.core.semantic.shelf import SHELF
+    from rookhaven.core.semantic.vectors import query_vector
+    model = SHELF.model(SHELF.default_digest())
+    rng = np.random.default_rng(6)
+    weights = rng.integers(1, 15, size=len(model.table))
+    vectors = rng.integers(-127, 128, size=(3000, 256)).astype(np.int8)
+    vectors[::17] = 0
+    r, codes = radii(vectors), sign_codes(vectors)
+    lexical = fusion.competition_top(np.arange(0, 300, 3), rng.integers(1, 40, 100), 50)
+    texts = ["alert people on their phones", "起重机 delay ü", "x"]
+    live = [(query_vector(model, t), query_vector(model, t, weights)) for t in texts]
+    lists = [semantic_list(vectors, r, codes, q, limit, 60)
+             for q, _ in live for limit in (200, 10**6)]
+    fusions = [fused(lexical, s, 204, 51, 20) for s in lists]
+    compiled.hold()
+    try:
+        held = [(query_vector(model, t), query_vector(model, t, weights)) for t in texts]
+        held_lists = [semantic_list(vectors, r, codes, q, limit, 60)
+                      for q, _ in held for limit in (200, 10**6)]
+        held_fusions = [fused(lexical, s, 204, 51, 20) for s in held_lists]
+    finally:
+        compiled.release()
+    for a, b in zip(live, held, strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    for a, b in zip([*lists, *fusions], [*held_lists, *held_fusions], strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert all(len(s[0]) >= 60 for s in lists)

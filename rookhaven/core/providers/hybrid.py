@@ -12,7 +12,7 @@ sha256 the config records (ADR 0044).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,13 +21,12 @@ import numpy as np
 from ...errors import ConfigError
 from ..corpus import RecordSource
 from ..semantic import fusion
+from ..semantic.lists import fused, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
 from ..semantic.vectors import (
     MAX_DIM,
-    candidates,
     document_vectors,
-    keys_of,
     query_vector,
     rarity_weights,
     sign_codes,
@@ -158,23 +157,30 @@ class _Tee:
         self._corpus, self._model = corpus, model
         # Documents holding each token, when the query weighs tokens by rarity.
         self.df = np.zeros(len(model.table), dtype=np.int64) if count else None
-        self._vectors: list[np.ndarray] = []
-        self._radii: list[np.ndarray] = []
+        # Filled in place when the corpus says its size (a Corpus and a CorpusStream do):
+        # no second copy of every vector at the end.
+        size = len(corpus) if isinstance(corpus, Sized) else 0
+        self._vectors = np.zeros((size, model.dim), dtype=np.int8)
+        self._radii = np.zeros(size, dtype=np.int64)
+        self._filled = 0
 
     def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:
         for chunk in self._corpus.record_chunks(size):
             records = list(chunk)
             vectors, radii = document_vectors(self._model, map(document_body, records),
                                               self.df)
-            self._vectors.append(vectors)
-            self._radii.append(radii)
+            end = self._filled + len(records)
+            if end > len(self._vectors):  # a source of unknown size: grow
+                self._vectors = np.concatenate([self._vectors[:self._filled], vectors])
+                self._radii = np.concatenate([self._radii[:self._filled], radii])
+            else:
+                self._vectors[self._filled:end] = vectors
+                self._radii[self._filled:end] = radii
+            self._filled = end
             yield iter(records)
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
-        dim = self._model.dim
-        if not self._vectors:
-            return np.zeros((0, dim), np.int8), np.zeros(0, np.int64)
-        return np.concatenate(self._vectors), np.concatenate(self._radii)
+        return self._vectors[:self._filled], self._radii[:self._filled]
 
 
 @dataclass
@@ -221,10 +227,12 @@ class HybridView:
         """How ``terms`` were fused, for the audit: the semantic weight used and each of
         ``ords``' lexical and semantic ranks (0: not in that list)."""
         fused_ords, _, lex, sem, weight = self._fused(tuple(terms))
-        where = {int(o): i for i, o in enumerate(fused_ords.tolist())}
-        ranks = [[int(lex[where[o]]), int(sem[where[o]])] if o in where else [0, 0]
-                 for o in ords]
-        return {"semantic_weight": int(weight[0]) if len(weight) else 0, "ranks": ranks}
+        wanted = np.asarray(ords, dtype=np.int64)
+        at = np.minimum(np.searchsorted(fused_ords, wanted), max(len(fused_ords) - 1, 0))
+        found = (fused_ords[at] == wanted) if len(fused_ords) else np.zeros(len(wanted), bool)
+        pairs = np.stack([np.where(found, lex[at] if len(lex) else 0, 0),
+                          np.where(found, sem[at] if len(sem) else 0, 0)], axis=1)
+        return {"semantic_weight": int(weight[0]), "ranks": pairs.tolist()}
 
     def _fused(self, terms: tuple[str, ...]) -> tuple[IntArray, ...]:
         found = self._seen.get(terms)
@@ -242,29 +250,17 @@ class HybridView:
         if weight and ix.semantic_depth and text is not None and len(ix.vectors):
             query = query_vector(ix.model, text, ix.weights)
             if query is not None:
-                near = candidates(ix.codes, ix.radii, query, ix.prefilter)
-                keys = keys_of(ix.vectors, ix.radii, query, near)
-                semantic = fusion.competition_top(near, keys, ix.semantic_depth)
-        fused = fusion.fuse(lexical, semantic, ix.lexical_weight, weight, ix.k)
-        found = (*fused, np.asarray([weight], np.int64))
+                semantic = semantic_list(ix.vectors, ix.radii, ix.codes, query, ix.prefilter,
+                                         ix.semantic_depth)
+        found = (*fused(lexical, semantic, ix.lexical_weight, weight, ix.k),
+                 np.asarray([weight], np.int64))
         self._seen[terms] = found
         return found
 
     def _sure(self, terms: tuple[str, ...], lexical: tuple[IntArray, IntArray]) -> bool:
         """Whether a document at lexical rank 1 matches at least the confident coverage
         of the distinct query terms (a term matches through any of its expansions)."""
-        ix = self.index
-        plan = ix.lexical.plan(terms)
-        offsets, docs = ix.lexical.index.offsets, ix.lexical.index.docs
-        best = 0
-        for ordinal in lexical[0][lexical[1] == 1].tolist():
-            matched = 0
-            for _, expansion in plan:
-                for term_id, _ in expansion:
-                    lo, hi = int(offsets[term_id]), int(offsets[term_id + 1])
-                    at = lo + int(np.searchsorted(docs[lo:hi], ordinal))
-                    if at < hi and int(docs[at]) == ordinal:
-                        matched += 1
-                        break
-            best = max(best, matched)
-        return best << COVERAGE_BITS >= len(plan) * ix.confident_coverage
+        lex = self.index.lexical
+        plan = lex.plan(terms)
+        matched = lex.scorer.matched_of(plan, np.sort(lexical[0][lexical[1] == 1]))
+        return int(matched.max()) << COVERAGE_BITS >= len(plan) * self.index.confident_coverage

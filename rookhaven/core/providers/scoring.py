@@ -174,9 +174,20 @@ class Bm25Scorer:
             return self.score_docs_numpy(plan, ords)
         return self.covered(*found, len(plan))
 
+    def matched_of(self, plan: Plan, ords: IntArray) -> IntArray:
+        """How many of ``plan``'s query terms each document of ``ords`` matches (through
+        any of a term's expansions): compiled if numba is here, else in numpy."""
+        ords = np.asarray(ords, dtype=np.int64)
+        found = lookup(self.docs, self.impacts, self.offsets, plan, ords, self.weight_bits)
+        return (found if found is not None else self._sums_numpy(plan, ords))[1]
+
     def score_docs_numpy(self, plan: Plan, ords: IntArray) -> IntArray:
         """``score_docs`` in numpy calls: the reference the compiled lookup is tested against."""
-        ords = np.asarray(ords, dtype=np.int64)
+        return self.covered(*self._sums_numpy(plan, np.asarray(ords, dtype=np.int64)),
+                            len(plan))
+
+    def _sums_numpy(self, plan: Plan, ords: IntArray) -> tuple[IntArray, IntArray]:
+        """Each document's uncovered sum and matched terms under ``plan``, in numpy."""
         one = 1 << self.weight_bits
         acc = np.zeros(len(ords), dtype=np.int64)
         matched = np.zeros(len(ords), dtype=np.int64)
@@ -194,4 +205,4 @@ class Bm25Scorer:
                 best[hit] = np.maximum(best[hit], values)
             acc += qtf * best
             matched += best > 0
-        return self.covered(acc, matched, len(plan))
+        return acc, matched

@@ -51,17 +51,20 @@ def document_vectors(model: StaticModel, texts: Iterable[str],
         for ids in tokens:
             if ids:
                 df[np.unique(np.asarray(ids, dtype=np.int64))] += 1
-    if not tokens:
-        return np.zeros((0, model.dim), dtype=np.int8), np.zeros(0, dtype=np.int64)
-    if live() and _SUMS is not None:
-        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-        flat = np.fromiter(itertools.chain.from_iterable(tokens), dtype=np.int64,
-                           count=int(lengths.sum()))
-        sums = _SUMS(model.table, flat, lengths)
-    else:
-        sums = np.stack([model.table[np.asarray(ids, dtype=np.int64)].sum(axis=0, dtype=np.int64)
-                         if ids else np.zeros(model.dim, dtype=np.int64) for ids in tokens])
-    vectors = scaled(sums, DOC_MAX).astype(np.int8)
+    vectors = np.zeros((len(tokens), model.dim), dtype=np.int8)
+    # A block at a time: the int64 sums and their scaling's temporaries stay a few MB.
+    for start in range(0, len(tokens), CHUNK):
+        block = tokens[start:start + CHUNK]
+        if live() and _SUMS is not None:
+            lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
+            flat = np.fromiter(itertools.chain.from_iterable(block), dtype=np.int64,
+                               count=int(lengths.sum()))
+            sums = _SUMS(model.table, flat, lengths)
+        else:
+            sums = np.stack([model.table[np.asarray(ids, dtype=np.int64)].sum(
+                axis=0, dtype=np.int64) if ids else np.zeros(model.dim, dtype=np.int64)
+                for ids in block])
+        vectors[start:start + len(block)] = scaled(sums, DOC_MAX)
     return vectors, radii(vectors)
 
 
@@ -97,6 +100,11 @@ def query_vector(model: StaticModel, text: str, weights: IntArray | None = None
                  ) -> npt.NDArray[np.int32] | None:
     """The int16-scaled vector of ``text`` (as int32; each token's row times its weight,
     if ``weights`` are given), or None when it has no token."""
+    if live() and _QUERY is not None:
+        ids = np.asarray(model.tokenizer.ids(text), dtype=np.int64)
+        ones = np.ones(len(ids), dtype=np.int64) if weights is None else weights[ids]
+        vector: npt.NDArray[np.int32] = _QUERY(model.table, ids, ones, QUERY_MAX)
+        return vector if vector.any() else None
     if weights is None:
         total = model.token_sum(text)
     else:
@@ -104,8 +112,28 @@ def query_vector(model: StaticModel, text: str, weights: IntArray | None = None
         total = (model.table[ids].astype(np.int64) * weights[ids][:, None]).sum(axis=0)
     if not total.any():
         return None
-    vector: npt.NDArray[np.int32] = scaled(total, QUERY_MAX)[0].astype(np.int32)
-    return vector
+    scaled_vector: npt.NDArray[np.int32] = scaled(total, QUERY_MAX)[0].astype(np.int32)
+    return scaled_vector
+
+
+def _query_loop(table: npt.NDArray[np.int16], ids: IntArray, weights: IntArray,
+                top: int) -> npt.NDArray[np.int32]:
+    """``query_vector``'s sum and scaling: the same integers as ``scaled``."""
+    dim = table.shape[1]
+    total = np.zeros(dim, dtype=np.int64)
+    for t in range(len(ids)):
+        for j in range(dim):
+            total[j] += np.int64(table[ids[t], j]) * weights[t]
+    peak = 0
+    for j in range(dim):
+        peak = max(peak, abs(total[j]))
+    out = np.zeros(dim, dtype=np.int32)
+    if peak == 0:
+        return out
+    for j in range(dim):
+        magnitude = (2 * abs(total[j]) * top + peak) // (2 * peak)
+        out[j] = magnitude if total[j] > 0 else -magnitude
+    return out
 
 
 def semantic_keys(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
@@ -222,5 +250,6 @@ def _keys_of_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
 
 _KEYS = njit(cache=True, nogil=True)(_keys_loop) if njit is not None else None
 _SUMS = njit(cache=True, nogil=True)(_sums_loop) if njit is not None else None
+_QUERY = njit(cache=True, nogil=True)(_query_loop) if njit is not None else None
 _DISTANCES = njit(cache=True, nogil=True)(_distances_loop) if njit is not None else None
 _KEYS_OF = njit(cache=True, nogil=True)(_keys_of_loop) if njit is not None else None

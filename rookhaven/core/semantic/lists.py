@@ -1,0 +1,147 @@
+"""One request's semantic list and its fusion, each in one compiled call where numba is.
+
+The same integers as the numpy reference (``vectors.candidates``, ``vectors.keys_of``,
+``fusion.competition_top``, ``fusion.fuse``), which the tests compare; compiled, a request
+pays one call instead of some twenty small numpy ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from ..compiled import live, njit
+from . import fusion
+from .vectors import KEY_SHIFT, IntArray, candidates, keys_of
+
+EMPTY = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
+def semantic_list(vectors: npt.NDArray[np.int8], radii: IntArray,
+                  codes: npt.NDArray[np.uint64], query: npt.NDArray[np.int32],
+                  limit: int, depth: int) -> tuple[IntArray, IntArray]:
+    """The documents of semantic rank ``<= depth`` (by (rank, ordinal)) and their ranks."""
+    if live() and _SEMANTIC is not None:
+        return _SEMANTIC(vectors, radii, codes, query, limit, depth)  # type: ignore[no-any-return]
+    near = candidates(codes, radii, query, limit)
+    return fusion.competition_top(near, keys_of(vectors, radii, query, near), depth)
+
+
+def fused(lexical: tuple[IntArray, IntArray], semantic: tuple[IntArray, IntArray],
+          lexical_weight: int, semantic_weight: int, k: int) -> tuple[IntArray, ...]:
+    """``fusion.fuse``, compiled where numba is."""
+    if live() and _FUSE is not None:
+        return _FUSE(lexical[0], lexical[1], semantic[0], semantic[1],  # type: ignore[no-any-return]
+                     lexical_weight, semantic_weight, k, fusion.UNIT_BITS)
+    return fusion.fuse(lexical, semantic, lexical_weight, semantic_weight, k)
+
+
+def _semantic_loop(vectors: npt.NDArray[np.int8], radii: IntArray,
+                   codes: npt.NDArray[np.uint64], query: npt.NDArray[np.int32],
+                   limit: int, depth: int) -> tuple[IntArray, IntArray]:
+    n, dim = vectors.shape
+    words = codes.shape[1]
+    query_code = np.zeros(words, dtype=np.uint64)
+    for j in range(dim):
+        if query[j] > 0:
+            query_code[j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    live_count = 0
+    for i in range(n):
+        if radii[i] > 0:
+            live_count += 1
+    near = np.empty(min(n, live_count), dtype=np.int64)
+    if live_count <= limit:
+        c = 0
+        for i in range(n):
+            if radii[i] > 0:
+                near[c] = i
+                c += 1
+    else:
+        m1, m2 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333)
+        m4, h01 = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x0101010101010101)
+        distance = np.empty(n, dtype=np.int32)
+        counts = np.zeros(words * 64 + 1, dtype=np.int64)
+        for i in range(n):
+            if radii[i] == 0:
+                distance[i] = words * 64 + 1
+                continue
+            total = 0
+            for w in range(words):
+                x = codes[i, w] ^ query_code[w]
+                x = x - ((x >> np.uint64(1)) & m1)
+                x = (x & m2) + ((x >> np.uint64(2)) & m2)
+                x = (x + (x >> np.uint64(4))) & m4
+                total += int((x * h01) >> np.uint64(56))
+            distance[i] = total
+            counts[total] += 1
+        cut, reached = 0, counts[0]
+        while reached < limit:
+            cut += 1
+            reached += counts[cut]
+        c = 0
+        for i in range(n):
+            if distance[i] <= cut:
+                near[c] = i
+                c += 1
+        near = near[:c]
+    keys = np.empty(len(near), dtype=np.int64)
+    for c in range(len(near)):
+        i = near[c]
+        acc = np.int32(0)
+        for j in range(dim):
+            acc += np.int32(vectors[i, j]) * query[j]
+        keys[c] = (np.int64(acc) << KEY_SHIFT) // radii[i]
+    # Descending key, ascending ordinal among equal keys (``near`` ascends: a stable sort).
+    order = np.argsort(-keys, kind="mergesort")
+    out_ords = np.empty(len(order), dtype=np.int64)
+    out_ranks = np.empty(len(order), dtype=np.int64)
+    count = 0
+    for p in range(len(order)):
+        rank = p + 1 if p == 0 or keys[order[p]] != keys[order[p - 1]] else out_ranks[p - 1]
+        if rank > depth:
+            break
+        out_ords[p] = near[order[p]]
+        out_ranks[p] = rank
+        count += 1
+    return out_ords[:count], out_ranks[:count]
+
+
+def _fuse_loop(lex_ords: IntArray, lex_ranks: IntArray, sem_ords: IntArray,
+               sem_ranks: IntArray, lexical_weight: int, semantic_weight: int, k: int,
+               unit_bits: int) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    both = np.concatenate((lex_ords, sem_ords))
+    order = np.argsort(both, kind="mergesort")
+    n = len(both)
+    ords = np.empty(n, dtype=np.int64)
+    units = np.zeros(n, dtype=np.int64)
+    lex = np.zeros(n, dtype=np.int64)
+    sem = np.zeros(n, dtype=np.int64)
+    count = -1
+    previous = -1
+    for p in range(n):
+        at = order[p]
+        doc = both[at]
+        if doc != previous:
+            count += 1
+            ords[count] = doc
+            previous = doc
+        if at < len(lex_ords):
+            lex[count] = lex_ranks[at]
+        else:
+            sem[count] = sem_ranks[at - len(lex_ords)]
+    count += 1
+    keep = 0
+    for c in range(count):
+        total = 0
+        if lexical_weight and lex[c] > 0:
+            total += (lexical_weight << unit_bits) // (k + lex[c])
+        if semantic_weight and sem[c] > 0:
+            total += (semantic_weight << unit_bits) // (k + sem[c])
+        if total > 0:
+            ords[keep], units[keep], lex[keep], sem[keep] = ords[c], total, lex[c], sem[c]
+            keep += 1
+    return ords[:keep], units[:keep], lex[:keep], sem[:keep]
+
+
+_SEMANTIC = njit(cache=True, nogil=True)(_semantic_loop) if njit is not None else None
+_FUSE = njit(cache=True, nogil=True)(_fuse_loop) if njit is not None else None
