@@ -266,3 +266,15 @@ def test_query_vectors_semantic_lists_and_fusion_are_the_same_on_both_paths() ->
     for a, b in zip([*lists, *fusions], [*held_lists, *held_fusions], strict=True):
         assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert all(len(s[0]) >= 60 for s in lists)
+
+
+def test_engines_says_which_engines_cannot_run_here_and_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from rookhaven.cli import engines as command
+    from rookhaven.config import Settings
+    from rookhaven.core.semantic.shelf import SHELF
+    monkeypatch.setattr(SHELF, "default", None)
+    rows = {r["engine"]: r for r in command.rows(Settings())}
+    assert rows["bm25@6"]["cannot_run"] is None
+    assert rows["hybrid@1"]["cannot_run"].startswith(
+        "no static embedding model is installed (pip install 'rookhaven[hybrid]'")

@@ -17,6 +17,7 @@ from rookhaven.core.canonical import canonical_bytes
 from rookhaven.core.engine import Retriever, retrieve
 from rookhaven.core.identity import result_key
 from rookhaven.corpusfile import load_documents
+from rookhaven.embedding import wordllama_files
 from rookhaven.models import RetrievalRequest, RetrievalResult
 from rookhaven.server import build_server
 from tests.mcp_support import MemoryBackend, error_text, ok, write_corpus
@@ -114,6 +115,20 @@ async def test_retrieve_takes_an_engine_by_name_at_version_and_refuses_an_unknow
     assert first["result_key"] != default["result_key"]
     assert "unknown engine 'bm25@7'" in error_text(
         await inline.call_tool("retrieve", {**args, "engine": "bm25@7"}))
+
+
+@pytest.mark.skipif(wordllama_files() is None, reason="wordllama is not installed")
+async def test_retrieve_ranks_with_the_hybrid_engine_and_gives_the_librarys_bytes(
+        inline: Client, corpus: Path) -> None:
+    args = {"query": "alert the crew on their phones", "recallBudget": 4, "seed": "h"}
+    out = ok(await inline.call_tool("retrieve", {**args, "engine": "hybrid@1"}))
+    assert out["audit"]["engine"] == {"name": "hybrid", "version": "1.1"}
+    assert out["audit"]["fusion"]["semantic_weight"] in (0, 51)
+    documents = load_documents(corpus, max_docs=100)
+    expected = retrieve(RetrievalRequest(query=args["query"], recallBudget=4, seed="h"),
+                        documents, "hybrid@1")
+    served = RetrievalResult.model_validate({"hits": out["hits"], "audit": out["audit"]})
+    assert canonical_bytes(served) == canonical_bytes(expected)
 
 
 async def test_retrieve_says_it_ran_inline_and_keeps_that_outside_the_result(
