@@ -8,7 +8,7 @@ Here every message is checked first (``inbound``): its headers, its content type
 the named task's signature takes. One that fails takes Celery's own path for an invalid
 task: logged, rejected (dropped) and announced by the ``task_rejected`` signal, which the
 lifecycle hooks record in the store. Undecodable envelopes are caught earlier, in kombu's
-read (``intake``), and reported for the consumer that owns the connection.
+read (``broker``), and reported for the consumer that owns the connection.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from celery.worker.consumer import Consumer
 from rookhaven.errors import MessageError
 from rookhaven.pipeline import TASKS
 
+from .broker import OWNER
 from .inbound import check_body, check_headers
-from .intake import OWNER
 
 
 class GuardedConsumer(Consumer):  # type: ignore[misc]
@@ -29,7 +29,7 @@ class GuardedConsumer(Consumer):  # type: ignore[misc]
 
     def connection_for_read(self, heartbeat: Any = None) -> Any:
         connection = super().connection_for_read(heartbeat)
-        setattr(connection, OWNER, self)  # whom ``intake`` reports a rejected envelope for
+        setattr(connection, OWNER, self)  # whom ``broker`` reports a rejected envelope for
         return connection
 
     def create_task_handler(self, *args: Any, **kwargs: Any) -> Any:

@@ -13,16 +13,12 @@ import argparse
 import dataclasses
 import logging
 import os
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import orjson
-import redis
 from celery.contrib.testing.worker import start_worker
-from fakeredis import TcpFakeServer
 
 from rookhaven.cli.options import add_engine_options, count
 from rookhaven.cli.tables import audit_summary, hits_table, score_scale, short, table
@@ -32,6 +28,8 @@ from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline, open_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.sampledata import sample_corpus, sample_requests
+from rookhaven.store.embedded import embedded_redis
+from rookhaven.store.tamperer import tamperer as tamperer_of
 from rookhaven.transparency import checkpoints
 from rookhaven.transparency.note import generate_key
 from rookhaven.verification import Selection, Verifier
@@ -46,23 +44,6 @@ def register(subparsers: Any) -> None:
     add_engine_options(parser)
     parser.add_argument("--queries", type=count, default=4, help="sample queries to show in full")
     parser.set_defaults(run=run)
-
-
-@contextmanager
-def embedded_redis() -> Iterator[str]:
-    """A fakeredis server on a free loopback port, serving from daemon threads."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    server = TcpFakeServer(("127.0.0.1", port), server_type="redis")
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="embedded-redis", daemon=True)
-    thread.start()
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _section(title: str) -> None:
@@ -202,7 +183,7 @@ def _verify(pipe: Pipeline, settings: Settings) -> bool:
     stored = pipe.store.results.get(key)
     at = stored.index(b'"rank":1')
     # A tamperer's own connection: Rookhaven's store never writes a key twice.
-    tamperer = redis.Redis.from_url(settings.redis_url or "")
+    tamperer = tamperer_of(settings)
     tamperer.set(redis_key, stored[:at] + b'"rank":9' + stored[at + 8:])
     print("\nnow one byte of one stored result is changed, as a tamperer would:")
     with _staged_alarms() as held:
@@ -227,7 +208,7 @@ def _log(pipe: Pipeline, settings: Settings) -> bool:
     k = pipe.store.keys.shard(key)
     names = [k.result(key), k.audit(key)]
     job = [k.job_specs, k.job_states]  # the job's record: a field of each
-    tamperer = redis.Redis.from_url(settings.redis_url or "")
+    tamperer = tamperer_of(settings)
     saved = [tamperer.dump(name) for name in names]
     record = [tamperer.hget(name, key) for name in job]
     digest = orjson.loads(pipe.store.results.audit(key))["corpus_digest"]

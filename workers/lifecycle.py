@@ -27,7 +27,6 @@ from celery.signals import (
     worker_ready,
     worker_shutdown,
 )
-from kombu.transport import redis as kombu_redis
 
 from rookhaven import metrics
 from rookhaven.core import compiled
@@ -38,27 +37,10 @@ from rookhaven.pipeline.warmup import start_beside
 from rookhaven.store import Store
 from rookhaven.store.layout import CURRENT as JOBS_FORM
 
-from . import intake
+from . import broker
 from .runtime import WorkerRuntime
 
 log = logging.getLogger("rookhaven.workers")
-
-
-def _lost_client_is_a_connection_error(method: Any) -> Any:
-    """``method`` (kombu's Redis QoS ack or reject) raising a connection error, not an
-    AttributeError, when the broker died and took the channel's client with it."""
-    if getattr(method, "rookhaven_guarded", False):
-        return method
-
-    def guarded(self: Any, delivery_tag: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, delivery_tag, *args, **kwargs)
-        except AttributeError as exc:
-            # OSError's ConnectionError: among the transport's connection_errors.
-            raise ConnectionError(f"broker connection lost while acknowledging: {exc}") from exc
-
-    guarded.rookhaven_guarded = True  # type: ignore[attr-defined]
-    return guarded
 
 
 def _consuming(consumer: Any) -> bool:
@@ -109,16 +91,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
                       "migrate` (ops/runbook.md, Upgrading), then start it again", prefix,
                       extra={"prefix": prefix})
             raise SystemExit(2)
-        # Restoring unacked messages on channel close can end a worker whose broker just
-        # died (ADR 0005, "restore on close"); they come back by the periodic restore.
-        kombu_redis.Channel.do_restore = False
-        # So can an ack on a channel whose client went with the broker: as a connection
-        # error Celery logs it and reconnects; the message returns after the visibility
-        # timeout and its job, already done, is skipped.
-        for name in ("ack", "reject"):
-            setattr(kombu_redis.QoS, name,
-                    _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
-        intake.install()  # a message kombu cannot decode must not end the worker either
+        broker.harden()  # restore-on-close off, lost acks reconnect, guarded reads
         # Jobs run from the start, on the reference paths (the same bytes); the kernels
         # compile, or load from numba's cache, in a process of their own meanwhile, and
         # each pool process switches to them at its first task after they are ready.

@@ -89,11 +89,12 @@ def test_the_package_never_imports_the_workers() -> None:
         assert not any(n == "workers" or n.startswith("workers.") for n in _imports(path)), path
 
 
-# Outside rookhaven/store nothing holds a Redis client: the demo embeds a Redis-compatible
-# server and stages a tamperer who writes to it directly, which is its point; the workers'
-# guarded broker read is kombu's own method (its channel's client pops the message).
-REDIS_ALLOWED = {ROOT / "workers" / "demo.py", ROOT / "workers" / "intake.py"}
+# Outside rookhaven/store nothing holds a Redis client; the workers' broker edge is the one
+# exception: its guarded read is kombu's own method (its channel's client pops the message).
+BROKER_EDGE = ROOT / "workers" / "broker.py"
+REDIS_ALLOWED = {BROKER_EDGE}
 REDIS_MODULES = ("redis", "fakeredis")
+KOMBU_REDIS = "kombu.transport.redis"
 
 
 def _sources() -> list[Path]:
@@ -118,6 +119,20 @@ def test_only_the_store_touches_a_redis_client() -> None:
                       for node in ast.walk(tree)
                       if isinstance(node, ast.Attribute) and node.attr == "client"]
     assert not offending, "\n".join(offending) + "\n(add what you need to rookhaven/store)"
+
+
+def test_kombus_redis_transport_is_touched_by_the_broker_edge_alone() -> None:
+    """A kombu upgrade is reviewed in one room: ``workers/broker.py``."""
+    touching = []
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = set(_imports(path))
+        names |= {f"{node.module}.{alias.name}" for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module
+                  for alias in node.names}
+        if any(n == KOMBU_REDIS or n.startswith(KOMBU_REDIS + ".") for n in names):
+            touching.append(path)
+    assert touching == [BROKER_EDGE], touching
 
 
 def _graph() -> dict[str, set[str]]:

@@ -73,23 +73,23 @@ def test_a_body_the_task_cannot_take_is_refused(content_type: str | None, encodi
         check_body(content_type, encoding, body, run_job)
 
 
-# kombu's own Redis read as workers/intake.py mirrors it (kombu 5.7.0). A kombu upgrade that
+# kombu's own Redis read as workers/broker.py mirrors it (kombu 5.7.0). A kombu upgrade that
 # changes it fails here, so the mirror is reviewed before it can drift from what it replaces.
 MIRRORED_READ = "c42518699709f2df90f55a048fe6346612ae5527e5c4a6819f2c0920dc62088f"
 
 
-def test_the_kombu_read_the_intake_replaces_is_the_one_it_mirrors() -> None:
+def test_the_kombu_read_the_broker_edge_replaces_is_the_one_it_mirrors() -> None:
     import hashlib
     import inspect
 
     from kombu.transport import redis as kombu_redis
 
-    from workers import intake
+    from workers import broker
 
     read = kombu_redis.Channel._brpop_read
-    if read is intake.read:  # installed in this process: nothing left to compare
-        pytest.skip("workers.intake is installed in this process")
+    if read is broker.read:  # installed in this process: nothing left to compare
+        pytest.skip("workers.broker is installed in this process")
     source = inspect.getsource(read)
     assert hashlib.sha256(source.encode()).hexdigest() == MIRRORED_READ, (
-        "kombu's Channel._brpop_read changed: bring workers/intake.read in step with it, "
+        "kombu's Channel._brpop_read changed: bring workers/broker.read in step with it, "
         "then update MIRRORED_READ")

@@ -1,4 +1,11 @@
-"""kombu's Redis read, guarded: a message whose envelope cannot be decoded is dropped and
+"""The broker's edge: the one module that touches kombu's Redis transport.
+
+Everything Rookhaven changes in it lives here, so a kombu upgrade is reviewed in one room
+(tests/unit/test_inbound.py pins the kombu read this mirrors): ``harden`` installs the
+guarded read below, turns off restore-on-close and makes an acknowledgement on a lost
+client a connection error.
+
+kombu's Redis read, guarded: a message whose envelope cannot be decoded is dropped and
 recorded instead of ending the worker.
 
 kombu pops a message (BRPOP) and decodes its envelope in the worker's event loop; a message
@@ -67,6 +74,37 @@ def read(self: Any, **options: Any) -> bool:
 def install() -> None:
     """Guard every kombu Redis (and Sentinel) channel made from now on in this process."""
     kombu_redis.Channel._brpop_read = read  # type: ignore[method-assign]
+
+
+def harden() -> None:
+    """Everything a worker changes in kombu's Redis transport, once its app is set up."""
+    # Restoring unacked messages on channel close can end a worker whose broker just
+    # died (ADR 0005, "restore on close"); they come back by the periodic restore.
+    kombu_redis.Channel.do_restore = False
+    # So can an ack on a channel whose client went with the broker: as a connection
+    # error Celery logs it and reconnects; the message returns after the visibility
+    # timeout and its job, already done, is skipped.
+    for name in ("ack", "reject"):
+        setattr(kombu_redis.QoS, name,
+                _lost_client_is_a_connection_error(getattr(kombu_redis.QoS, name)))
+    install()  # a message kombu cannot decode must not end the worker either
+
+
+def _lost_client_is_a_connection_error(method: Any) -> Any:
+    """``method`` (kombu's Redis QoS ack or reject) raising a connection error, not an
+    AttributeError, when the broker died and took the channel's client with it."""
+    if getattr(method, "rookhaven_guarded", False):
+        return method
+
+    def guarded(self: Any, delivery_tag: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, delivery_tag, *args, **kwargs)
+        except AttributeError as exc:
+            # OSError's ConnectionError: among the transport's connection_errors.
+            raise ConnectionError(f"broker connection lost while acknowledging: {exc}") from exc
+
+    guarded.rookhaven_guarded = True  # type: ignore[attr-defined]
+    return guarded
 
 
 def _reject(channel: Any, queue: str, exc: MessageError) -> None:
