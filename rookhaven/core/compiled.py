@@ -9,24 +9,72 @@ worker's first start on a machine, the demo) calls ``hold()``: until ``release()
 call site takes its reference path, so nothing is compiled on the request's time. Like the
 compiled code itself, this is state of the process, which is why it lives here and not in
 an argument threaded through every index.
+
+numba itself is imported at the first call of a compiled function, not when the core is:
+a command that never ranks (``rookhaven log``, ``store info``) does not pay its ~0.2 s.
+``njit(**options)(function)`` gives a ``Kernel`` that makes numba's dispatcher then, and
+puts dispatchers in place of every kernel named in that function's module, so a kernel
+calling another (inlined helpers) meets numba's own objects.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from collections.abc import Callable
 from typing import Any
 
-
-def _load_njit() -> Any:
-    try:
-        from numba import njit as compiler
-    except ImportError:  # pragma: no cover - exercised where numba is absent
-        return None
-    return compiler
-
-
-njit: Any = _load_njit()
-AVAILABLE = njit is not None
+AVAILABLE = importlib.util.find_spec("numba") is not None
 _held = False
+
+
+class Kernel:
+    """A function numba compiles at its first call (its dispatcher made then)."""
+
+    def __init__(self, function: Callable[..., Any], options: dict[str, Any],
+                 intrinsic: tuple[str, str] | None = None) -> None:
+        self.py_func = function
+        self.options = options
+        self.intrinsic = intrinsic  # numba's own function to use instead, if it has it
+        self._dispatcher: Any = None
+
+    def dispatcher(self) -> Any:
+        """numba's dispatcher for this function, made once; the kernels named in its
+        module become dispatchers too (a compiled caller must see compiled callees)."""
+        if self._dispatcher is None:
+            self._dispatcher = self._make()
+            names = self.py_func.__globals__
+            for name, value in list(names.items()):
+                if isinstance(value, Kernel):
+                    names[name] = value.dispatcher()
+        return self._dispatcher
+
+    def _make(self) -> Any:
+        if self.intrinsic is not None:
+            module, name = self.intrinsic
+            try:
+                return getattr(importlib.import_module(module), name)
+            except (ImportError, AttributeError):  # pragma: no cover - numba's internals
+                pass
+        from numba import njit as compiler
+        return compiler(**self.options)(self.py_func)
+
+    @property
+    def signatures(self) -> Any:
+        return self.dispatcher().signatures
+
+    def __call__(self, *args: Any) -> Any:
+        return self.dispatcher()(*args)
+
+
+def _njit(**options: Any) -> Callable[[Callable[..., Any]], Kernel]:
+    def wrap(function: Callable[..., Any]) -> Kernel:
+        return Kernel(function, options, options.pop("intrinsic", None))
+    return wrap
+
+
+# None where numba is not installed: every call site then keeps its reference path.
+njit: Any = _njit if AVAILABLE else None
 
 
 def live() -> bool:

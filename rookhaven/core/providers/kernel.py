@@ -684,12 +684,9 @@ if njit is not None:
     # once a window or a list (_scan, _gather, _probe, ...) are called instead: there the
     # call costs nothing measurable, and inlining them at every site cost 10-20% of a cold
     # compile.
-    try:
-        from numba.cpython.unsafe.numbers import (  # type: ignore[assignment]
-            trailing_zeros as _ctz,
-        )
-    except ImportError:  # pragma: no cover - an internal module of numba's
-        _ctz = njit(cache=True, nogil=True, inline='always')(lowest_bit)
+    # numba's own count of trailing zeros where its internal module has it.
+    _ctz = njit(cache=True, nogil=True, inline='always',
+                intrinsic=("numba.cpython.unsafe.numbers", "trailing_zeros"))(lowest_bit)
     _sift_min = njit(cache=True, nogil=True, inline='always')(_sift_min)
     _push = njit(cache=True, nogil=True, inline='always')(_push)
     _covered = njit(cache=True, nogil=True, inline='always')(_covered)
