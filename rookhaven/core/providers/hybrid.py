@@ -133,12 +133,12 @@ class HybridProvider(Bm25Provider):
         model = self.static_model
         tee = _Tee(corpus, model, count=self.query_weighting == "rarity")
         lexical = super().build(tee)
-        vectors, radii = tee.finish()
+        vectors, radii, codes = tee.finish()
         weights = None if tee.df is None else rarity_weights(
             tee.df, int(np.count_nonzero(radii)))
         weight = fusion.WEIGHT_BITS
         return HybridIndex(
-            lexical=lexical, vectors=vectors, radii=radii, codes=sign_codes(vectors),
+            lexical=lexical, vectors=vectors, radii=radii, codes=codes,
             model=model, k=self.rrf_k, prefilter=self.semantic_prefilter, weights=weights,
             lexical_weight=_units("lexical_weight", self.lexical_weight, weight),
             semantic_weight=_units("semantic_weight", self.semantic_weight, weight),
@@ -162,6 +162,7 @@ class _Tee:
         size = len(corpus) if isinstance(corpus, Sized) else 0
         self._vectors = np.zeros((size, model.dim), dtype=np.int8)
         self._radii = np.zeros(size, dtype=np.int64)
+        self._codes = np.zeros((size, -(-model.dim // 64)), dtype=np.uint64)
         self._filled = 0
 
     def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:
@@ -169,18 +170,23 @@ class _Tee:
             records = list(chunk)
             vectors, radii = document_vectors(self._model, map(document_body, records),
                                               self.df)
+            codes = sign_codes(vectors)
             end = self._filled + len(records)
             if end > len(self._vectors):  # a source of unknown size: grow
                 self._vectors = np.concatenate([self._vectors[:self._filled], vectors])
                 self._radii = np.concatenate([self._radii[:self._filled], radii])
+                self._codes = np.concatenate([self._codes[:self._filled], codes])
             else:
                 self._vectors[self._filled:end] = vectors
                 self._radii[self._filled:end] = radii
+                self._codes[self._filled:end] = codes
             self._filled = end
             yield iter(records)
 
-    def finish(self) -> tuple[np.ndarray, np.ndarray]:
-        return self._vectors[:self._filled], self._radii[:self._filled]
+    def finish(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The vectors, their radii and their sign codes, in document order."""
+        end = self._filled
+        return self._vectors[:end], self._radii[:end], self._codes[:end]
 
 
 @dataclass

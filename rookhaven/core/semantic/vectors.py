@@ -83,7 +83,9 @@ def _sums_loop(table: npt.NDArray[np.int16], flat: IntArray, lengths: IntArray) 
 
 def radii(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.int64]:
     """``isqrt(|d|^2 * 2^16)`` of each vector: exact (math.isqrt), once per document."""
-    squares = (vectors.astype(np.int64) ** 2).sum(axis=1)
+    squares = np.concatenate([
+        (vectors[at:at + CHUNK].astype(np.int32) ** 2).sum(axis=1, dtype=np.int64)
+        for at in range(0, len(vectors), CHUNK)]) if len(vectors) else np.zeros(0, np.int64)
     return np.fromiter((math.isqrt(int(s) << RADIUS_SHIFT) for s in squares.tolist()),
                        dtype=np.int64, count=len(squares))
 
@@ -177,10 +179,14 @@ def sign_codes(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
     """Each vector's sign bits (bit j set: component j > 0), packed little-endian into
     64-bit words: the prefilter's codes, 32 bytes a document at 256 dimensions."""
     n, dim = vectors.shape
-    bits = np.zeros((n, -(-dim // 64) * 64), dtype=bool)
-    bits[:, :dim] = vectors > 0
-    packed = np.packbits(bits, axis=1, bitorder="little")
-    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
+    out = np.zeros((n, -(-dim // 64)), dtype=np.uint64)
+    for at in range(0, n, CHUNK):  # a block at a time: the bits are a byte each
+        block = vectors[at:at + CHUNK]
+        bits = np.zeros((len(block), out.shape[1] * 64), dtype=bool)
+        bits[:, :dim] = block > 0
+        packed = np.packbits(bits, axis=1, bitorder="little")
+        out[at:at + len(block)] = np.ascontiguousarray(packed).view("<u8")
+    return out
 
 
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int32)
