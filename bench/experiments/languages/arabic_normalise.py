@@ -35,6 +35,7 @@ def full(text: str) -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     report(sys.argv[1:], [("with strip", strip), ("with full", full)], ENGINE)

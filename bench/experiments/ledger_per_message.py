@@ -1,9 +1,10 @@
-"""A prototype of the batch as the ledger's unit (issue 28 target 3): Redis commands and CPU a job.
+"""What would a job cost Redis with the message as the ledger's unit? Commands and CPU a job,
+a prototype's scripts against the store's own lifecycle on the same NPL requests.
 
 Run by hand against a Redis of its own (commandstats and CPU are server-wide):
 
     redis-server --port 6391 --save "" --appendonly no --daemonize yes
-    .venv/bin/python bench/experiments/issue28/batch_ledger.py \
+    .venv/bin/python bench/experiments/ledger_per_message.py \
         --redis redis://127.0.0.1:6391/0 --jobs 3000
 
 Not the store's code: the scripts below are what `docs/adr/0036-*.md` proposed, written just
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
