@@ -25,6 +25,7 @@ from ..semantic.lists import fused, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
 from ..semantic.vectors import (
+    CODE_DIMS,
     MAX_DIM,
     document_vectors,
     query_vector,
@@ -162,7 +163,7 @@ class _Tee:
         size = len(corpus) if isinstance(corpus, Sized) else 0
         self._vectors = np.zeros((size, model.dim), dtype=np.int8)
         self._radii = np.zeros(size, dtype=np.int64)
-        self._codes = np.zeros((size, -(-model.dim // 64)), dtype=np.uint64)
+        self._codes = np.zeros((size, -(-min(model.dim, CODE_DIMS) // 64)), dtype=np.uint64)
         self._filled = 0
 
     def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:

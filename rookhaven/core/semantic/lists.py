@@ -1,6 +1,8 @@
 """One request's semantic list and its fusion, each in one compiled call where numba is.
 
-The same integers as the numpy reference (``vectors.candidates``, ``vectors.keys_of``,
+Constants reach the kernels as arguments, never as another module's globals: numba's
+on-disk cache freezes a global's value and notices only its own file changing. The same
+integers as the numpy reference (``vectors.candidates``, ``vectors.keys_of``,
 ``fusion.competition_top``, ``fusion.fuse``), which the tests compare; compiled, a request
 pays one call instead of some twenty small numpy ones.
 """
@@ -22,7 +24,8 @@ def semantic_list(vectors: npt.NDArray[np.int8], radii: IntArray,
                   limit: int, depth: int) -> tuple[IntArray, IntArray]:
     """The documents of semantic rank ``<= depth`` (by (rank, ordinal)) and their ranks."""
     if live() and _SEMANTIC is not None:
-        return _SEMANTIC(vectors, radii, codes, query, limit, depth)  # type: ignore[no-any-return]
+        return _SEMANTIC(vectors, radii, codes, query, limit, depth,  # type: ignore[no-any-return]
+                         KEY_SHIFT)
     near = candidates(codes, radii, query, limit)
     return fusion.competition_top(near, keys_of(vectors, radii, query, near), depth)
 
@@ -38,11 +41,11 @@ def fused(lexical: tuple[IntArray, IntArray], semantic: tuple[IntArray, IntArray
 
 def _semantic_loop(vectors: npt.NDArray[np.int8], radii: IntArray,
                    codes: npt.NDArray[np.uint64], query: npt.NDArray[np.int32],
-                   limit: int, depth: int) -> tuple[IntArray, IntArray]:
+                   limit: int, depth: int, key_shift: int) -> tuple[IntArray, IntArray]:
     n, dim = vectors.shape
     words = codes.shape[1]
     query_code = np.zeros(words, dtype=np.uint64)
-    for j in range(dim):
+    for j in range(min(dim, words * 64)):
         if query[j] > 0:
             query_code[j // 64] |= np.uint64(1) << np.uint64(j % 64)
     live_count = 0
@@ -90,7 +93,7 @@ def _semantic_loop(vectors: npt.NDArray[np.int8], radii: IntArray,
         acc = np.int32(0)
         for j in range(dim):
             acc += np.int32(vectors[i, j]) * query[j]
-        keys[c] = (np.int64(acc) << KEY_SHIFT) // radii[i]
+        keys[c] = (np.int64(acc) << key_shift) // radii[i]
     # Descending key, ascending ordinal among equal keys (``near`` ascends: a stable sort).
     order = np.argsort(-keys, kind="mergesort")
     out_ords = np.empty(len(order), dtype=np.int64)

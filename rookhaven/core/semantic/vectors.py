@@ -28,6 +28,10 @@ QUERY_MAX = 32767
 KEY_SHIFT = 20
 RADIUS_SHIFT = 16
 MAX_DIM = 256  # the int32 bound above holds up to here
+# Dimensions whose signs make a document's prefilter code: all of them. Measured (nDCG@10
+# over npl, cacm, cisi, lisa, cranfield, prefilter 1,000): 256 signs 0.4537, the first 128
+# 0.4485, the first 64 0.4513 (0.4539 at a prefilter of 2,000, twice the exact keys).
+CODE_DIMS = 256
 CHUNK = 4096  # documents per reference-path matrix product
 
 
@@ -176,14 +180,16 @@ def _keys_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
 
 
 def sign_codes(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
-    """Each vector's sign bits (bit j set: component j > 0), packed little-endian into
-    64-bit words: the prefilter's codes, 32 bytes a document at 256 dimensions."""
+    """The sign bits of each vector's first ``CODE_DIMS`` components (bit j set: component
+    j > 0), packed little-endian into 64-bit words: the prefilter's codes, 32 bytes a
+    document at 256 dimensions."""
     n, dim = vectors.shape
-    out = np.zeros((n, -(-dim // 64)), dtype=np.uint64)
+    used = min(dim, CODE_DIMS)
+    out = np.zeros((n, -(-used // 64)), dtype=np.uint64)
     for at in range(0, n, CHUNK):  # a block at a time: the bits are a byte each
         block = vectors[at:at + CHUNK]
         bits = np.zeros((len(block), out.shape[1] * 64), dtype=bool)
-        bits[:, :dim] = block > 0
+        bits[:, :used] = block[:, :used] > 0
         packed = np.packbits(bits, axis=1, bitorder="little")
         out[at:at + len(block)] = np.ascontiguousarray(packed).view("<u8")
     return out
