@@ -225,6 +225,7 @@ class HybridView:
     index: HybridIndex
     texts: Mapping[tuple[str, ...], str]
     _seen: dict[tuple[str, ...], tuple[IntArray, ...]] = field(default_factory=dict)
+    _ranks: dict[tuple[str, ...], dict[int, tuple[int, int]]] = field(default_factory=dict)
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         ords, units, _, _, _ = self._fused(tuple(terms))
@@ -233,13 +234,15 @@ class HybridView:
     def account(self, terms: Sequence[str], ords: Sequence[int]) -> dict[str, Any]:
         """How ``terms`` were fused, for the audit: the semantic weight used and each of
         ``ords``' lexical and semantic ranks (0: not in that list)."""
-        fused_ords, _, lex, sem, weight = self._fused(tuple(terms))
-        wanted = np.asarray(ords, dtype=np.int64)
-        at = np.minimum(np.searchsorted(fused_ords, wanted), max(len(fused_ords) - 1, 0))
-        found = (fused_ords[at] == wanted) if len(fused_ords) else np.zeros(len(wanted), bool)
-        pairs = np.stack([np.where(found, lex[at] if len(lex) else 0, 0),
-                          np.where(found, sem[at] if len(sem) else 0, 0)], axis=1)
-        return {"semantic_weight": int(weight[0]), "ranks": pairs.tolist()}
+        key = tuple(terms)
+        ranks = self._ranks.get(key)
+        if ranks is None:  # a one-part query's subquery and whole query share one
+            fused_ords, _, lex, sem, _ = self._fused(key)
+            ranks = self._ranks[key] = dict(zip(
+                fused_ords.tolist(), zip(lex.tolist(), sem.tolist(), strict=True),
+                strict=True))
+        return {"semantic_weight": int(self._fused(key)[4][0]),
+                "ranks": [list(ranks.get(o, (0, 0))) for o in ords]}
 
     def _fused(self, terms: tuple[str, ...]) -> tuple[IntArray, ...]:
         found = self._seen.get(terms)
