@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 # The sections whose blocks must run as written (headings start with these words).
 SECTIONS = ("Job pipeline", "High availability", "Verification and bulk re-ranking",
-            "Tamper evidence", "MCP server")
+            "Tamper evidence", "Rank an MCP server's tools", "MCP server")
 SHELL_FENCES = ("", "sh", "bash", "shell", "console")
 LONG_RUNNING = "# runs until Ctrl-C"
 SKIP = re.compile(r"<!--\s*readme-test:\s*skip\b\s*(.*?)\s*-->")

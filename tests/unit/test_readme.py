@@ -65,7 +65,8 @@ def test_block_extraction_follows_subsections_fences_and_the_two_conventions() -
         "    .venv/bin/rookhaven sweep", "", "```json", "{}", "```", "",
         "```sh", ".venv/bin/celery -A workers worker   # runs until Ctrl-C", "# serves", "```",
         "## Verification and bulk re-ranking", "", "    .venv/bin/rookhaven verify",
-        "## Tamper evidence", "## MCP server", "## High availability", "## Deployment", "",
+        "## Tamper evidence", "## Rank an MCP server's tools", "## MCP server",
+        "## High availability", "## Deployment", "",
         "    docker compose up",
     ])
     found = blocks(readme)
