@@ -34,7 +34,9 @@ from ..evaluation import (
     write_trec_run,
 )
 from ..evaluation.compare import by_genre, comparison, evaluate_cell
+from ..evaluation.requests import requests_collection
 from ..evaluation.significance import TESTS
+from ..store import Store
 from ..synonymfile import load_synonyms
 from .options import output_file, positive_int
 from .tables import table
@@ -54,8 +56,15 @@ SHOWN = ("ndcg@10", "recall@100", "mrr@10")  # metrics of the comparison table b
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("eval", help="measure ranking quality on BEIR collections",
                                    description=__doc__)
-    parser.add_argument("datasets", metavar="DATASET_DIR", nargs="+",
+    parser.add_argument("datasets", metavar="DATASET_DIR", nargs="*",
                         help="directories with corpus.jsonl, queries.jsonl and qrels/test.tsv")
+    parser.add_argument("--requests", metavar="FILE",
+                        help="instead of a directory: judged requests, one JSON line each "
+                             '({"query": "...", "expected": ["tool_a", "tool_b"]}, any '
+                             "expected document a hit), ranked over the stored --corpus")
+    parser.add_argument("--corpus", metavar="REF",
+                        help="with --requests: the stored corpus (name, name@version or "
+                             "digest) the requests are judged against")
     parser.add_argument("--engine", dest="engines", action="append", metavar="NAME@VERSION",
                         help="engine to rank with; repeat to compare engines, the first is "
                              "the baseline (default: ROOKHAVEN_ENGINE)")
@@ -128,7 +137,27 @@ def engine_params(engines: list[str], given: list[str],
     return out
 
 
+REQUEST_METRICS = ["success@1", "success@5", "mrr@10", "ndcg@10", "recall@5", "recall@20"]
+
+
+def _requests(args: argparse.Namespace, settings: Settings) -> Collection | None:
+    """The judged requests over a stored corpus, when ``--requests`` names them."""
+    if args.requests is None and args.corpus is None:
+        if not args.datasets:
+            raise ConfigError("eval needs a DATASET_DIR, or --requests FILE --corpus REF")
+        return None
+    if args.requests is None or args.corpus is None or args.datasets:
+        raise ConfigError("--requests FILE and --corpus REF go together, without a "
+                          "DATASET_DIR")
+    store = Store.from_settings(settings)
+    return requests_collection(args.requests, store.corpora.load(
+        store.corpora.resolve(args.corpus)))
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    judged = _requests(args, settings)
+    if judged is not None:
+        return _run_requests(args, settings, judged)
     if args.meta and not args.by_genre:
         raise ConfigError("--meta gives genres to --by-genre; add --by-genre or drop --meta")
     engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
@@ -160,6 +189,29 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if genres:
         report["genres"] = genres
         report["by_genre"] = by_genre(report, genres)
+    if args.format == "json":
+        print(orjson.dumps(report).decode())
+    else:
+        print(_render(report))
+    return 0
+
+
+def _run_requests(args: argparse.Namespace, settings: Settings, judged: Collection) -> int:
+    """Every engine on a catalog's judged requests, with the paired test against the first."""
+    if args.queries_split or args.run_out or args.by_genre:
+        raise ConfigError("--queries-split, --run-out and --by-genre take DATASET_DIRs")
+    name = Path(args.requests).name
+    _warned(name, judged)
+    engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
+    if len(set(engines)) != len(engines):
+        raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
+    params = engine_params(engines, args.params, args.synonyms)
+    cells = {name: {e: evaluate_cell(judged, e, params[e], budget=args.budget,
+                                     seed=settings.default_seed,
+                                     decompose=not args.no_decompose) for e in engines}}
+    report = comparison(cells, engines, args.metrics or REQUEST_METRICS, args.test)
+    report["params"] = params
+    report["requests"] = len(judged.queries)
     if args.format == "json":
         print(orjson.dumps(report).decode())
     else:

@@ -60,3 +60,31 @@ def test_corpus_add_takes_a_file_or_tools_not_both(env: dict[str, str], tmp_path
         done = run_cli(*args, env=env)
         assert done.returncode == 2
         assert "a corpus FILE or --tools FILE" in done.stderr.decode()
+
+
+def test_eval_ranks_a_catalogs_own_judged_requests_per_engine_with_the_paired_test(
+        env: dict[str, str], tmp_path: Path) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_bytes(orjson.dumps(TOOLS))
+    assert run_cli("corpus", "add", "--tools", str(catalog), "--name", "cat",
+                   env=env).returncode == 0
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(b"\n".join(orjson.dumps(r) for r in [
+        {"query": "send an email", "expected": ["send_email"]},
+        {"query": "push notification to a device", "expected": ["sendPushNotification"]},
+        {"query": "notify someone", "expected": ["sendPushNotification", "send_email"]},
+    ]))
+    done = run_cli("eval", "--requests", str(requests), "--corpus", "cat", "--engine", "bm25@6",
+                   "--engine", "bm25@2", "--format", "json", env=env)
+    assert done.returncode == 0, done.stderr
+    report = orjson.loads(done.stdout)
+    assert report["requests"] == 3 and report["engines"] == ["bm25@6", "bm25@2"]
+    cell = report["collections"]["requests.jsonl"]["bm25@6"]
+    assert cell["success@1"] >= 2 / 3 and cell["success@5"] >= 2 / 3
+    assert "mrr@10" in cell and "ndcg@10" in cell
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"query": "x", "expected": []}\n')
+    done = run_cli("eval", "--requests", str(bad), "--corpus", "cat", env=env)
+    assert done.returncode == 2 and b'bad.jsonl:1: "expected" must be' in done.stderr
+    done = run_cli("eval", "--requests", str(requests), env=env)
+    assert done.returncode == 2 and b"--requests FILE and --corpus REF go together" in done.stderr
