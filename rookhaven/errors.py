@@ -71,6 +71,11 @@ class ReplicationError(StoreUnavailableError):
     """Raised when fewer replicas than ROOKHAVEN_REDIS_MIN_REPLICAS confirm a write in time."""
 
 
+class ToolSourceError(RookhavenError):
+    """Raised when a live MCP server's tools cannot be listed: it did not answer in time,
+    refused, or died."""
+
+
 class WaitTimeoutError(RookhavenError):
     """Raised when a job is not done or failed within the time a caller chose to wait."""
 
