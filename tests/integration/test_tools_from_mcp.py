@@ -31,7 +31,8 @@ def test_a_servers_tools_are_stored_ranked_and_replay_after_its_list_changes(
     digest = first.stdout.decode().strip()
     pipe = open_pipeline(Settings.from_mapping(env))
     workers.start("tools", 1)
-    job = pipe.submit(RetrievalRequest(query="push a notification to my device", recallBudget=2), "srv").job_id
+    request = RetrievalRequest(query="push a notification to my device", recallBudget=2)
+    job = pipe.submit(request, "srv").job_id
     wait_until(lambda: all_done(pipe, [job]), 120, what="the tool search done")
     result = orjson.loads(pipe.store.results.get(job))
     assert result["hits"][0]["id"] == "send_push_notification"
