@@ -31,6 +31,7 @@ from .protocol import explain_invalid_params, one_page
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
+from .toolsearch import search_tools
 
 log = logging.getLogger("rookhaven.server")
 
@@ -94,14 +95,14 @@ def build_server(settings: Settings, backend: Backend | None = None,
             if backend is None:
                 opened.close()
 
-    annotations = {**ANNOTATIONS, **RUN_ANNOTATIONS}
+    annotations = {**ANNOTATIONS, **RUN_ANNOTATIONS, "search_tools": ANNOTATIONS["retrieve"]}
     # The settings' limits in the schemas: a request's on the retrieval tools, a sample
     # seed's (stored with its run) on start_verification.
     bounds = limits(settings)
-    limited = {fn.__name__: bounds for fn in RETRIEVAL}
+    limited = {fn.__name__: bounds for fn in (*RETRIEVAL, search_tools)}
     limited["start_verification"] = {"seed": bounds["seed"]}
     tools = [StrictTool.strict(fn, limited.get(fn.__name__), annotations[fn.__name__])
-             for fn in (*TOOLS, *RUN_TOOLS)]
+             for fn in (*TOOLS, search_tools, *RUN_TOOLS)]
     server = RookhavenServer(
         "rookhaven", version=__version__, instructions=INSTRUCTIONS, lifespan=lifespan,
         log_level=settings.log_level.upper(),  # type: ignore[arg-type]

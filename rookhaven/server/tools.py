@@ -7,7 +7,8 @@ Argument names follow the reference server (``query``, ``recallBudget``, ``seed`
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context
@@ -40,6 +41,8 @@ class State:
     settings: Settings
     backend: Backend
     runs: RunBoard
+    # Tool catalogs read by search_tools: each one's tools by document id, by corpus digest.
+    catalogs: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
 
 
 def state_of(ctx: Context) -> State:

@@ -50,7 +50,7 @@ def test_a_conforming_session_initializes_and_retrieves(session: StdioSession) -
     assert structured["metadata"]["mode"] == "inline"
     assert json.loads(result["content"][0]["text"]) == structured
     listed = session.request("tools/list")
-    assert len(listed["result"]["tools"]) == 10
+    assert len(listed["result"]["tools"]) == 11  # ten tools and search_tools
 
 
 def test_stdout_carries_only_protocol_and_stderr_only_json_log_lines(corpus: Path) -> None:

@@ -91,7 +91,7 @@ def test_progress_arrives_while_a_long_verification_run_is_waited_on(
 
 
 def test_strict_ajv_accepts_every_input_and_output_schema(findings: dict[str, Any]) -> None:
-    assert len(findings["tools"]) == 10
+    assert len(findings["tools"]) == 11  # ten tools and search_tools
     assert findings["schemaErrors"] == {}
 
 

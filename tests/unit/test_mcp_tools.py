@@ -28,7 +28,8 @@ pytestmark = pytest.mark.anyio
 MISSING = "sha256:" + "0" * 64
 
 ALL_TOOLS = {"retrieve", "submit_retrieval", "get_job", "get_result", "get_audit",
-             "verify_result", "list_corpora", "start_verification", "start_rerank", "get_run"}
+             "verify_result", "list_corpora", "start_verification", "start_rerank", "get_run",
+             "search_tools"}
 
 
 @pytest.fixture
@@ -129,6 +130,38 @@ async def test_retrieve_ranks_with_the_hybrid_engine_and_gives_the_librarys_byte
                         documents, "hybrid@1")
     served = RetrievalResult.model_validate({"hits": out["hits"], "audit": out["audit"]})
     assert canonical_bytes(served) == canonical_bytes(expected)
+
+
+async def test_search_tools_finds_tools_with_their_definitions_beside_retrieves_result(
+        tmp_path: Path) -> None:
+    from rookhaven.toolcatalog import tool_corpus
+    catalog = {"tools": [
+        {"name": "sendPushNotification", "title": "Push",
+         "description": "Send a push notification to a device",
+         "inputSchema": {"type": "object", "properties": {"device_id": {"type": "string"}}}},
+        {"name": "send_email", "description": "Send an email message",
+         "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}}}}]}
+    corpus = tool_corpus(catalog, "catalog", max_docs=10)
+    path = tmp_path / "tools.jsonl"
+    path.write_bytes(b"".join(corpus.canonical_lines()))
+    settings = Settings.from_mapping({"ROOKHAVEN_CORPUS_PATH": str(path)})
+    async with Client(build_server(settings), raise_exceptions=True) as client:
+        args = {"query": "push notification for a device", "recallBudget": 2}
+        found = ok(await client.call_tool("search_tools", args))
+        plain = ok(await client.call_tool("retrieve", args))
+    assert found["result_key"] == plain["result_key"]
+    assert found["hits"] == plain["hits"] and found["audit"] == plain["audit"]
+    assert [t["name"] for t in found["tools"]] == [h["id"] for h in found["hits"]]
+    first = found["tools"][0]
+    assert first == {"name": "sendPushNotification", "title": "Push",
+                     "description": "Send a push notification to a device",
+                     "inputSchema": catalog["tools"][0]["inputSchema"]}
+
+
+async def test_search_tools_over_a_corpus_that_is_no_tool_catalog_says_how_to_make_one(
+        inline: Client) -> None:
+    text = error_text(await inline.call_tool("search_tools", {"query": "crane faults"}))
+    assert "is not a tool catalog: store one with `rookhaven corpus add --tools FILE`" in text
 
 
 async def test_retrieve_says_it_ran_inline_and_keeps_that_outside_the_result(
