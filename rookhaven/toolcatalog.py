@@ -7,9 +7,11 @@ becomes a document by one versioned rule, ``MAPPING``, recorded in every documen
 metadata: a changed rule gives other bytes, so a new corpus version, never changed bytes
 under an old one. The whole definition is kept in the metadata so a hit can return it.
 
-The rule (mcp-tools@1): id = the tool's name; ``title`` field = the name, the name split at
+The rule (mcp-tools@1): id = the tool's name (in a registry, ``group/name`` where another
+group has a tool of the same name); ``title`` field = the name, the name split at
 case changes and separators, ``title`` and ``annotations.title``; ``keywords`` field = its
-group's name, display name and use cases, and the input schema's property names; text = the
+group's name, display name, category, server name and use cases, and the input schema's
+property names; text = the
 description, then each property's description and enum values, depth first in the schema's
 own order, at most ``MAX_DEPTH`` levels and ``MAX_SCHEMA_PARTS`` pieces.
 """
@@ -30,7 +32,7 @@ MAPPING = "mcp-tools@1"
 MAX_DEPTH = 6
 MAX_SCHEMA_PARTS = 400
 _CASE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[_\-./:]+")
-_GROUP_TEXT = ("name", "display_name", "displayName", "title")
+_GROUP_TEXT = ("name", "display_name", "displayName", "title", "category", "server_name")
 
 
 def load_tool_catalog(path: Path | str, *, max_docs: int, max_bytes: int,
@@ -63,19 +65,33 @@ def tool_corpus(data: Any, source: str, *, max_docs: int,
 def tool_records(data: Any, source: str) -> list[tuple[dict[str, Any], str]]:
     """Each tool's document record and where it is; a CorpusError naming the tool (or the
     part of the file) and what is wrong, before anything is stored."""
-    records: list[tuple[dict[str, Any], str]] = []
-    seen: dict[str, str] = {}
-    for tool, group, where in _tools(data, source):
-        record = _record(tool, group, where)
-        if record["id"] in seen:
-            raise CorpusError(f"{where}: tool {shown(record['id'])} is listed twice (first at "
-                              f"{seen[record['id']]}); a catalog names each tool once")
-        seen[record["id"]] = where
-        records.append((record, where))
-    if not records:
+    found = [(_record(tool, group, where), group, where)
+             for tool, group, where in _tools(data, source)]
+    if not found:
         raise CorpusError(f"{source}: no tool in it; expected an MCP tools/list result "
                           '({"tools": [...]}), an array of tools, or groups holding "tools"')
-    return records
+    # A name twice in one list is a mistake; the same name in two groups of a registry is
+    # two servers' tools, each then named "group/name".
+    seen: dict[tuple[str, str], str] = {}
+    groups_of: dict[str, set[str]] = {}
+    for record, group, where in found:
+        label = _label(group)
+        if (label, record["id"]) in seen:
+            raise CorpusError(f"{where}: tool {shown(record['id'])} is listed twice (first at "
+                              f"{seen[label, record['id']]}); a list names each tool once")
+        seen[label, record["id"]] = where
+        groups_of.setdefault(record["id"], set()).add(label)
+    for record, group, _ in found:
+        if len(groups_of[record["id"]]) > 1:
+            record["id"] = f"{_label(group)}/{record['id']}"
+    return [(record, where) for record, _, where in found]
+
+
+def _label(group: Mapping[str, Any] | None) -> str:
+    """The name a group's tools are qualified with when another group has the same name."""
+    if group is None:
+        return ""
+    return str(group.get("server_name") or group.get("name") or "")
 
 
 def _tools(data: Any, source: str) -> Iterator[tuple[Any, Mapping[str, Any] | None, str]]:
@@ -105,6 +121,17 @@ def _tools(data: Any, source: str) -> Iterator[tuple[Any, Mapping[str, Any] | No
                           '({"tools": [...]}), an array of tools, or groups holding "tools"')
     for label, group in groups:
         tools = group.get("tools") if isinstance(group, Mapping) else None
+        if isinstance(tools, Mapping):  # servers inside the group, each with its tools
+            for key, server in tools.items():
+                inner = server.get("tools") if isinstance(server, Mapping) else None
+                if not isinstance(inner, list):
+                    raise CorpusError(f"{source}: group {label} server {shown(str(key))} has "
+                                      "no list of tools")
+                merged = {**{k: v for k, v in group.items() if k != "tools"},
+                          "server_name": server.get("server_name") or key}
+                yield from ((t, merged, f"{source}: group {label} server {key} tools[{i}]")
+                            for i, t in enumerate(inner))
+            continue
         if not isinstance(tools, list):
             raise CorpusError(f"{source}: group {label} has no list of tools")
         yield from ((t, group, f"{source}: group {label} tools[{i}]")
@@ -118,7 +145,9 @@ def _record(tool: Any, group: Mapping[str, Any] | None, where: str) -> dict[str,
     if not isinstance(name, str) or not name.strip():
         raise CorpusError(f"{where}: a tool needs a non-empty string name, got {shown(repr(name))}")
     label = f"{where} ({shown(name)})"
-    description = tool.get("description", "")
+    description = tool.get("description")
+    if description is None:  # optional in MCP, and published as null
+        description = ""
     if not isinstance(description, str):
         raise CorpusError(f"{label}: description must be a string")
     schema = tool.get("inputSchema", tool.get("input_schema", {}))

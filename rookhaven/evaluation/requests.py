@@ -1,7 +1,8 @@
 """A catalog's own judged requests as a collection: lines ``{"query", "expected": [ids]}``.
 
 Any expected document counts as a hit (relevance 1), as such fixtures mean it: a request may
-be served by any of several tools. Request ids are the line numbers (``r1``, ``r2``, ...).
+be served by any of several tools; a bare tool name also means every ``group/name`` a
+registry qualified it as. Request ids are the line numbers (``r1``, ``r2``, ...).
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ def requests_collection(path: Path | str, documents: Corpus) -> Collection:
     queries: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
     ids = set(documents.ids)
+    # A registry names a tool "group/name" where two groups share the name: a request
+    # expecting the bare name is served by any of them.
+    qualified: dict[str, list[str]] = {}
+    for doc_id in documents.ids:
+        if "/" in doc_id:
+            qualified.setdefault(doc_id.rsplit("/", 1)[1], []).append(doc_id)
     unknown = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -44,8 +51,14 @@ def requests_collection(path: Path | str, documents: Corpus) -> Collection:
                               f"(tool names), got {shown(str(expected))}")
         qid = f"r{number}"
         queries[qid] = query
-        qrels[qid] = dict.fromkeys(expected, 1)
-        unknown += sum(1 for e in dict.fromkeys(expected) if e not in ids)
+        judged: dict[str, int] = {}
+        for name in dict.fromkeys(expected):
+            if name in ids or name not in qualified:
+                unknown += name not in ids
+                judged[name] = 1
+            else:
+                judged.update(dict.fromkeys(qualified[name], 1))
+        qrels[qid] = judged
     if not queries:
         raise CorpusError(f"{path}: no request in it; write one JSON line a request: "
                           '{"query": "...", "expected": ["tool_a"]}')

@@ -85,3 +85,28 @@ def test_a_malformed_catalog_is_one_line_naming_the_tool_and_what_is_wrong(
 def test_more_tools_than_the_limit_are_refused() -> None:
     with pytest.raises(CorpusError, match="over ROOKHAVEN_MAX_CORPUS_DOCS"):
         tool_corpus([PUSH, MAIL], "catalog.json", max_docs=1)
+
+
+def test_a_registry_of_servers_qualifies_only_the_names_two_servers_share() -> None:
+    registry = [
+        {"name": "Finance", "category": "Finance", "tools": {
+            "yahoo": {"server_name": "yahoo", "tools": [
+                {"name": "search", "description": None}, {"name": "get_price"}]}}},
+        {"name": "Bio", "tools": {"biomcp": {"tools": [{"name": "search"}]}}},
+    ]
+    got = records(registry)
+    assert sorted(got) == ["biomcp/search", "get_price", "yahoo/search"]
+    assert got["get_price"]["fields"]["keywords"] == "Finance Finance yahoo"
+    assert got["yahoo/search"]["text"] == ""  # a null description is no description
+
+
+def test_a_request_naming_a_shared_bare_name_is_served_by_every_server_that_has_it(
+        tmp_path: Any) -> None:
+    from rookhaven.evaluation.requests import requests_collection
+    corpus = tool_corpus([{"name": "A", "tools": [{"name": "search"}, {"name": "x"}]},
+                          {"name": "B", "tools": [{"name": "search"}]}], "r", max_docs=9)
+    path = tmp_path / "requests.jsonl"
+    path.write_text('{"query": "find it", "expected": ["search", "x", "nope"]}\n')
+    judged = requests_collection(path, corpus)
+    assert judged.qrels["r1"] == {"A/search": 1, "B/search": 1, "x": 1, "nope": 1}
+    assert judged.unknown_documents == 1
