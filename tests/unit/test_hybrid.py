@@ -14,7 +14,6 @@ from rookhaven.core import compiled
 from rookhaven.core.engines import make_provider
 from rookhaven.core.semantic import fusion
 from rookhaven.core.semantic.vectors import (
-    _KEYS,
     _keys_reference,
     candidates,
     document_vectors,
@@ -64,14 +63,23 @@ def test_semantic_keys_order_documents_as_their_exact_cosine_does() -> None:
     assert keys[5] == np.iinfo(np.int64).min
 
 
-@pytest.mark.skipif(_KEYS is None, reason="numba is not installed")
-def test_the_compiled_semantic_keys_are_the_reference_integers() -> None:
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
+def test_the_compiled_semantic_list_is_the_reference_integers_over_many_documents() -> None:
+    from rookhaven.core.semantic.lists import semantic_list
     rng = np.random.default_rng(4)
     vectors = rng.integers(-127, 128, size=(5000, 256)).astype(np.int8)
     vectors[::97] = 0
     query = rng.integers(-32767, 32768, size=256).astype(np.int32)
-    r = radii(vectors)
-    assert np.array_equal(_KEYS(vectors, r, query), _keys_reference(vectors, r, query))
+    r, codes = radii(vectors), sign_codes(vectors)
+    for limit, depth in ((500, 100), (10**6, 300)):
+        live = semantic_list(vectors, r, codes, query, limit, depth)
+        compiled.hold()
+        try:
+            held = semantic_list(vectors, r, codes, query, limit, depth)
+        finally:
+            compiled.release()
+        assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+        assert len(live[0]) >= depth
 
 
 def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
@@ -196,29 +204,22 @@ def test_a_rarity_weighted_query_is_recorded_and_ranks_on_both_paths() -> None:
         make_provider("hybrid@1", query_weighting="idf")
 
 
-@pytest.mark.skipif(_KEYS is None, reason="numba is not installed")
-def test_the_prefilter_and_the_token_sums_are_the_same_on_both_paths() -> None:
+def test_the_prefilter_keeps_every_document_up_to_the_cuts_distance() -> None:
     rng = np.random.default_rng(5)
     vectors = rng.integers(-127, 128, size=(6000, 256)).astype(np.int8)
     vectors[::31] = 0
     query = rng.integers(-32767, 32768, size=256).astype(np.int32)
     r, codes = radii(vectors), sign_codes(vectors)
     live = candidates(codes, r, query, 500)
-    compiled.hold()
-    try:
-        held = candidates(codes, r, query, 500)
-        held_keys = keys_of(vectors, r, query, held)
-    finally:
-        compiled.release()
-    assert np.array_equal(live, held) and len(live) >= 500
-    assert np.array_equal(keys_of(vectors, r, query, live), held_keys)
-    # Every document nearer than the cut is in; none farther.
+    assert len(live) >= 500
     flips = np.array([bin(int(x)).count("1") for x in
                       (codes ^ sign_codes((query > 0).astype(np.int8)[None, :])[0]).ravel()])
     distance = flips.reshape(len(codes), -1).sum(axis=1)
     cut = distance[live].max()
     assert set(live.tolist()) == set(np.flatnonzero((distance <= cut) & (r > 0)).tolist())
     assert candidates(codes, r, query, 10**6).tolist() == np.flatnonzero(r > 0).tolist()
+    assert np.array_equal(keys_of(vectors, r, query, live),
+                          _keys_reference(vectors, r, query)[live])
 
 
 @needs_model

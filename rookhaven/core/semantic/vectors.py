@@ -6,7 +6,8 @@ from zero in integer arithmetic. A document's semantic key under a query is
 ``floor(dot(q, d) * 2^20 / radius(d))`` with ``radius(d) = isqrt(|d|^2 * 2^16)``: cosine
 order up to the query's own (constant) length, every step an integer (ADR 0044). Dot
 products are int32 sums of int8 x int16 products, which cannot overflow at 256 dimensions
-(256 * 127 * 32767 < 2^31) and are the same in any order.
+(256 * 127 * 32767 < 2^31) and are the same in any order. The functions here are the numpy
+references; a request's compiled path is ``lists.semantic_list``.
 """
 
 from __future__ import annotations
@@ -142,14 +143,6 @@ def _query_loop(table: npt.NDArray[np.int16], ids: IntArray, weights: IntArray,
     return out
 
 
-def semantic_keys(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
-                  query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
-    """Every document's key under ``query``; documents without tokens get the minimum."""
-    if live() and _KEYS is not None:
-        return _KEYS(vectors, radii_, query)  # type: ignore[no-any-return]
-    return _keys_reference(vectors, radii_, query)
-
-
 def _keys_reference(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
                     query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
     out = np.empty(len(vectors), dtype=np.int64)
@@ -159,23 +152,6 @@ def _keys_reference(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64]
         r = radii_[start:start + CHUNK]
         out[start:start + CHUNK] = np.where(r > 0, (dots << KEY_SHIFT) // np.maximum(r, 1),
                                             np.iinfo(np.int64).min)
-    return out
-
-
-def _keys_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
-               query: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
-    n, dim = vectors.shape
-    out = np.empty(n, dtype=np.int64)
-    floor = np.iinfo(np.int64).min
-    for i in range(n):
-        r = radii_[i]
-        if r == 0:
-            out[i] = floor
-            continue
-        acc = np.int32(0)
-        for j in range(dim):
-            acc += np.int32(vectors[i, j]) * query[j]
-        out[i] = (np.int64(acc) << KEY_SHIFT) // r
     return out
 
 
@@ -207,12 +183,9 @@ def candidates(codes: npt.NDArray[np.uint64], radii_: npt.NDArray[np.int64],
     if live_count <= limit:
         return np.flatnonzero(radii_ > 0).astype(np.int64)
     query_code = sign_codes(np.asarray(query > 0, dtype=np.int8)[None, :])[0]
-    if live() and _DISTANCES is not None:
-        distances = _DISTANCES(codes, radii_, query_code)
-    else:
-        flipped = (codes ^ query_code).view(np.uint8)
-        distances = _POPCOUNT[flipped].sum(axis=1).astype(np.int32)
-        distances[radii_ == 0] = np.iinfo(np.int32).max
+    flipped = (codes ^ query_code).view(np.uint8)
+    distances = _POPCOUNT[flipped].sum(axis=1).astype(np.int32)
+    distances[radii_ == 0] = np.iinfo(np.int32).max
     counts = np.bincount(distances[radii_ > 0])
     cut = int(np.searchsorted(np.cumsum(counts), limit))  # least distance reaching limit
     return np.flatnonzero(distances <= cut).astype(np.int64)
@@ -221,47 +194,8 @@ def candidates(codes: npt.NDArray[np.uint64], radii_: npt.NDArray[np.int64],
 def keys_of(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
             query: npt.NDArray[np.int32], ords: IntArray) -> IntArray:
     """The keys of the documents ``ords`` (all with a token)."""
-    if live() and _KEYS_OF is not None:
-        return _KEYS_OF(vectors, radii_, query, ords)  # type: ignore[no-any-return]
     return _keys_reference(vectors[ords], radii_[ords], query)
 
 
-def _distances_loop(codes: npt.NDArray[np.uint64], radii_: npt.NDArray[np.int64],
-                    query_code: npt.NDArray[np.uint64]) -> npt.NDArray[np.int32]:
-    n, words = codes.shape
-    out = np.empty(n, dtype=np.int32)
-    m1, m2 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333)
-    m4, h01 = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x0101010101010101)
-    for i in range(n):
-        if radii_[i] == 0:
-            out[i] = 2147483647
-            continue
-        total = 0
-        for w in range(words):
-            x = codes[i, w] ^ query_code[w]
-            x = x - ((x >> np.uint64(1)) & m1)
-            x = (x & m2) + ((x >> np.uint64(2)) & m2)
-            x = (x + (x >> np.uint64(4))) & m4
-            total += int((x * h01) >> np.uint64(56))
-        out[i] = total
-    return out
-
-
-def _keys_of_loop(vectors: npt.NDArray[np.int8], radii_: npt.NDArray[np.int64],
-                  query: npt.NDArray[np.int32], ords: IntArray) -> IntArray:
-    dim = vectors.shape[1]
-    out = np.empty(len(ords), dtype=np.int64)
-    for k in range(len(ords)):
-        i = ords[k]
-        acc = np.int32(0)
-        for j in range(dim):
-            acc += np.int32(vectors[i, j]) * query[j]
-        out[k] = (np.int64(acc) << KEY_SHIFT) // radii_[i]
-    return out
-
-
-_KEYS = njit(cache=True, nogil=True)(_keys_loop) if njit is not None else None
 _SUMS = njit(cache=True, nogil=True)(_sums_loop) if njit is not None else None
 _QUERY = njit(cache=True, nogil=True)(_query_loop) if njit is not None else None
-_DISTANCES = njit(cache=True, nogil=True)(_distances_loop) if njit is not None else None
-_KEYS_OF = njit(cache=True, nogil=True)(_keys_of_loop) if njit is not None else None
