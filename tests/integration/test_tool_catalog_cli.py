@@ -53,13 +53,19 @@ def test_a_bad_catalog_exits_2_with_one_line_and_stores_nothing(
     assert "bad@" not in run_cli("corpus", "list", env=env).stdout.decode()
 
 
-def test_corpus_add_takes_a_file_or_tools_not_both(env: dict[str, str], tmp_path: Path) -> None:
+def test_corpus_add_takes_one_source_a_file_tools_or_a_live_server(
+        env: dict[str, str], tmp_path: Path) -> None:
     catalog = tmp_path / "tools.json"
     catalog.write_bytes(orjson.dumps(TOOLS))
-    for args in (["corpus", "add"], ["corpus", "add", str(catalog), "--tools", str(catalog)]):
+    for args in (["corpus", "add"], ["corpus", "add", str(catalog), "--tools", str(catalog)],
+                 ["corpus", "add", "--tools", str(catalog), "--from-mcp", "x"]):
         done = run_cli(*args, env=env)
         assert done.returncode == 2
-        assert "a corpus FILE or --tools FILE" in done.stderr.decode()
+        assert "takes a corpus FILE, --tools FILE or --from-mcp COMMAND... (one of them)" in (
+            done.stderr.decode())
+    done = run_cli("corpus", "add", "--from-mcp", env=env)
+    assert done.returncode == 2
+    assert "--from-mcp needs the command that starts the server" in done.stderr.decode()
 
 
 def test_eval_ranks_a_catalogs_own_judged_requests_per_engine_with_the_paired_test(
