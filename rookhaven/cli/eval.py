@@ -156,14 +156,14 @@ def _requests(args: argparse.Namespace, settings: Settings) -> Collection | None
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     judged = _requests(args, settings)
-    if judged is not None:
-        return _run_requests(args, settings, judged)
-    if args.meta and not args.by_genre:
+    if judged is None and args.meta and not args.by_genre:
         raise ConfigError("--meta gives genres to --by-genre; add --by-genre or drop --meta")
     engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
     if len(set(engines)) != len(engines):
         raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
     params = engine_params(engines, args.params, args.synonyms)
+    if judged is not None:
+        return _run_requests(args, settings, judged, engines, params)
     if len(args.datasets) == 1 and len(engines) == 1 and not args.by_genre:
         return _single(args, settings, engines[0], params[engines[0]])
     if args.queries_split or args.run_out:
@@ -189,33 +189,28 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if genres:
         report["genres"] = genres
         report["by_genre"] = by_genre(report, genres)
-    if args.format == "json":
-        print(orjson.dumps(report).decode())
-    else:
-        print(_render(report))
-    return 0
+    return _print(report, args.format)
 
 
-def _run_requests(args: argparse.Namespace, settings: Settings, judged: Collection) -> int:
+def _run_requests(args: argparse.Namespace, settings: Settings, judged: Collection,
+                  engines: list[str], params: dict[str, dict[str, Any]]) -> int:
     """Every engine on a catalog's judged requests, with the paired test against the first."""
     if args.queries_split or args.run_out or args.by_genre:
         raise ConfigError("--queries-split, --run-out and --by-genre take DATASET_DIRs")
     name = Path(args.requests).name
     _warned(name, judged)
-    engines = [engine_spec(e).ref for e in (args.engines or [settings.engine])]
-    if len(set(engines)) != len(engines):
-        raise ConfigError(f"an engine is named twice: {', '.join(engines)}")
-    params = engine_params(engines, args.params, args.synonyms)
     cells = {name: {e: evaluate_cell(judged, e, params[e], budget=args.budget,
                                      seed=settings.default_seed,
                                      decompose=not args.no_decompose) for e in engines}}
     report = comparison(cells, engines, args.metrics or REQUEST_METRICS, args.test)
     report["params"] = params
     report["requests"] = len(judged.queries)
-    if args.format == "json":
-        print(orjson.dumps(report).decode())
-    else:
-        print(_render(report))
+    return _print(report, args.format)
+
+
+def _print(report: dict[str, Any], fmt: str) -> int:
+    """The comparison as one JSON object or as the aligned table."""
+    print(orjson.dumps(report).decode() if fmt == "json" else _render(report))
     return 0
 
 

@@ -33,16 +33,10 @@ from ..semantic.vectors import (
     sign_codes,
 )
 from .base import IntArray
-from .bm25 import Bm25Index, Bm25Provider
+from .bm25 import Bm25Index, Bm25Provider, _fraction
 
 QUERY_WEIGHTINGS = ("none", "rarity")
 COVERAGE_BITS = 8
-
-
-def _units(name: str, value: float, bits: int, top: float = 1.0) -> int:
-    if not 0.0 <= value <= top:
-        raise ConfigError(f"{name} must be between 0 and {top:g}, got {value!r}")
-    return round(value * (1 << bits))
 
 
 def document_body(record: Mapping[str, Any]) -> str:
@@ -83,8 +77,8 @@ class HybridProvider(Bm25Provider):
         if self.semantic_prefilter < self.semantic_depth:
             raise ConfigError("semantic_prefilter must be at least semantic_depth")
         for name in ("lexical_weight", "semantic_weight", "confident_semantic_weight"):
-            _units(name, getattr(self, name), fusion.WEIGHT_BITS)
-        _units("confident_coverage", self.confident_coverage, COVERAGE_BITS)
+            _fraction(name, getattr(self, name), fusion.WEIGHT_BITS)
+        _fraction("confident_coverage", self.confident_coverage, COVERAGE_BITS)
 
     @property
     def static_model(self) -> StaticModel:
@@ -108,17 +102,17 @@ class HybridProvider(Bm25Provider):
         return {**super().config(), "fusion": {
             "rule": "rrf: weight * 2^24 // (k + competition rank), summed over both lists",
             "k": self.rrf_k, "weight_unit": f"1/{1 << weight}",
-            "lexical_weight": _units("lexical_weight", self.lexical_weight, weight),
-            "semantic_weight": _units("semantic_weight", self.semantic_weight, weight),
+            "lexical_weight": _fraction("lexical_weight", self.lexical_weight, weight),
+            "semantic_weight": _fraction("semantic_weight", self.semantic_weight, weight),
             "lexical_depth": self.lexical_depth, "semantic_depth": self.semantic_depth,
             "semantic_prefilter": self.semantic_prefilter,
             "query_weighting": self.query_weighting,
-            "confident_coverage": _units("confident_coverage", self.confident_coverage,
+            "confident_coverage": _fraction("confident_coverage", self.confident_coverage,
                                          COVERAGE_BITS),
             "confident_coverage_unit": f"1/{1 << COVERAGE_BITS}",
             "confident_rule": "a document at lexical rank 1 matches at least confident_coverage "
                               "of the distinct query terms",
-            "confident_semantic_weight": _units(
+            "confident_semantic_weight": _fraction(
                 "confident_semantic_weight", self.confident_semantic_weight, weight),
             "semantic": {"model": model.identity(), "document": "fields by name, text; "
                          "token sum scaled to int8",
@@ -141,12 +135,12 @@ class HybridProvider(Bm25Provider):
         return HybridIndex(
             lexical=lexical, vectors=vectors, radii=radii, codes=codes,
             model=model, k=self.rrf_k, prefilter=self.semantic_prefilter, weights=weights,
-            lexical_weight=_units("lexical_weight", self.lexical_weight, weight),
-            semantic_weight=_units("semantic_weight", self.semantic_weight, weight),
+            lexical_weight=_fraction("lexical_weight", self.lexical_weight, weight),
+            semantic_weight=_fraction("semantic_weight", self.semantic_weight, weight),
             lexical_depth=self.lexical_depth, semantic_depth=self.semantic_depth,
-            confident_coverage=_units("confident_coverage", self.confident_coverage,
+            confident_coverage=_fraction("confident_coverage", self.confident_coverage,
                                       COVERAGE_BITS),
-            confident_weight=_units("confident_semantic_weight",
+            confident_weight=_fraction("confident_semantic_weight",
                                     self.confident_semantic_weight, weight))
 
 

@@ -62,7 +62,10 @@ class StaticModel:
 
     def token_sum(self, text: str) -> npt.NDArray[np.int64]:
         """The sum of ``text``'s token vectors: exact integers, in any order."""
-        ids = self.tokenizer.ids(text)
+        return self.row_sum(self.tokenizer.ids(text))
+
+    def row_sum(self, ids: list[int]) -> npt.NDArray[np.int64]:
+        """The sum of the rows ``ids`` (zeros for none)."""
         if not ids:
             return np.zeros(self.dim, dtype=np.int64)
         total: npt.NDArray[np.int64] = self.table[np.asarray(ids, dtype=np.int64)].sum(

@@ -66,9 +66,7 @@ def document_vectors(model: StaticModel, texts: Iterable[str],
                                count=int(lengths.sum()))
             sums = _SUMS(model.table, flat, lengths)
         else:
-            sums = np.stack([model.table[np.asarray(ids, dtype=np.int64)].sum(
-                axis=0, dtype=np.int64) if ids else np.zeros(model.dim, dtype=np.int64)
-                for ids in block])
+            sums = np.stack([model.row_sum(ids) for ids in block])
         vectors[start:start + len(block)] = scaled(sums, DOC_MAX)
     return vectors, radii(vectors)
 
