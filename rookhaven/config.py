@@ -351,8 +351,8 @@ SPECS: tuple[Spec, ...] = (
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
          "how long one Redis connect or command may take, and how long a command that lost "
-         "its connection is retried (a failover, a restart) before the store gives up "
-         "(seconds, at most an hour)"),
+         "its connection, or a write its replicas have not confirmed, is retried (a "
+         "failover, a restart) before the store gives up (seconds, at most an hour)"),
     Spec("ROOKHAVEN_LOG_SHARDS", "log_shards", whole(1, MAX_SHARDS),
          "log shards of a new store (each its own Merkle log and hash slot; recorded when the "
          "store is created and fixed after); default: none (one flat log) on a single Redis, "
@@ -361,8 +361,9 @@ SPECS: tuple[Spec, ...] = (
          "replicas that must confirm (Redis WAIT) a job's writes before a worker acknowledges "
          "it, and a submission's before it returns; 0 trusts the primary alone (replicas)"),
     Spec("ROOKHAVEN_REDIS_REPLICA_TIMEOUT", "redis_replica_timeout", seconds(HOUR),
-         "how long one WAIT for ROOKHAVEN_REDIS_MIN_REPLICAS may block before the job is "
-         "retried; below ROOKHAVEN_REDIS_TIMEOUT (seconds, at most an hour)"),
+         "how long one WAIT for ROOKHAVEN_REDIS_MIN_REPLICAS may block; WAITs are repeated "
+         "for up to ROOKHAVEN_REDIS_TIMEOUT before the write is refused (seconds, below "
+         "ROOKHAVEN_REDIS_TIMEOUT, at most an hour)"),
     Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", whole(1024, 512 << 20),
          "largest piece a stored corpus is split into (bytes)"),
     Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", whole(1, 10_000),

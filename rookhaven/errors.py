@@ -71,6 +71,11 @@ class ReplicationError(StoreUnavailableError):
     """Raised when fewer replicas than ROOKHAVEN_REDIS_MIN_REPLICAS confirm a write in time."""
 
 
+class PrimaryChangedError(ReplicationError):
+    """Raised when a primary written to was replaced (a failover) before its replicas
+    confirmed the writes: they may be lost with it, and must be made again."""
+
+
 class ToolSourceError(RookhavenError):
     """Raised when a live MCP server's tools cannot be listed: it did not answer in time,
     refused, or died."""

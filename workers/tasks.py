@@ -57,9 +57,13 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
             # finds the jobs done and only waits for the replicas again.
             raise Reject(str(exc), requeue=True) from exc
         unknown = [j for j, o in zip(job_ids, outcomes, strict=True) if o == "skipped:missing"]
-        if unknown:  # a message naming no job was not sent by Rookhaven's submitters
+        # A message naming no job was not sent by Rookhaven's submitters, or its records were
+        # lost in a failover before a replica held them (MIN_REPLICAS=0; a waiting submitter
+        # records them again).
+        if unknown:
             runtime.reject(task, f"no job is stored under {unknown[0][:80]!r}"
-                      + (f" nor {len(unknown) - 1} other id(s)" if len(unknown) > 1 else ""))
+                      + (f" nor {len(unknown) - 1} other id(s)" if len(unknown) > 1 else "")
+                      + " (not sent by Rookhaven, or its record was lost in a failover)")
         return outcomes
 
     @app.task(name=TASK_JOB, shared=False)

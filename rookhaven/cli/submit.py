@@ -97,7 +97,17 @@ def _run_many(args: argparse.Namespace, settings: Settings) -> int:
     if not args.wait:
         return 0
     waiting = [job.job_id for job in jobs if not job.cached]
-    records = dict(zip(waiting, pipeline.wait_many(waiting, args.timeout), strict=True))
+    asked = {job.job_id: each for job, each in zip(jobs, requests, strict=True)}
+
+    def resubmit(lost: list[str]) -> None:  # records a failover lost (MIN_REPLICAS=0)
+        print(f"rookhaven: {len(lost)} job record(s) lost in a failover; recording them "
+              "again", file=sys.stderr, flush=True)
+        _submit(pipeline, [asked[job_id] for job_id in lost], digest)
+
+    records = dict(zip(waiting, pipeline.wait_many(
+        waiting, args.timeout, resubmit=resubmit,
+        progress=lambda line: print(f"rookhaven: {line}", file=sys.stderr, flush=True)),
+        strict=True))
     failed = [r for r in records.values() if r is not None and r.state == "failed"]
     for record in failed:
         print(f"rookhaven: job {record.id} failed after {record.attempts} attempt(s): "

@@ -69,6 +69,7 @@ class Executor:
         # This delivery's claim: a copy of the message started after it takes the jobs
         # over, and only the claim that started a job last may begin (charge) it.
         claim = f"{worker}/{secrets.token_hex(8)}"
+        mark = self.store.replication.mark()  # a failover before the confirmation voids it
         started = self.store.jobs.start(job_ids, worker, claim)
         outcomes: dict[str, tuple[str, float]] = {}
         runnable: list[tuple[str, int, JobSpec]] = []
@@ -103,7 +104,7 @@ class Executor:
                         extra={"jobs": len(lost)})
         timed = [(job_id, *outcomes[job_id]) for job_id in dict.fromkeys(job_ids)]
         try:
-            self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)")
+            self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)", since=mark)
         except StoreUnavailableError:  # replicas short, or the primary gone meanwhile
             for job_id, outcome, seconds in timed:
                 self._logged(job_id, f"{outcome}:unconfirmed", seconds)

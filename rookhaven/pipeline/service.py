@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,7 +18,7 @@ from ..config import Settings
 from ..core.corpus import Corpus
 from ..core.engines import engine_spec
 from ..core.identity import result_key
-from ..errors import WaitTimeoutError
+from ..errors import PrimaryChangedError, WaitTimeoutError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
 from .cache import RetrieverCache
@@ -25,6 +26,7 @@ from .celeryconf import QUEUE_RECOVERY
 from .dispatch import Dispatcher
 
 log = logging.getLogger("rookhaven.pipeline")
+T = TypeVar("T")
 
 # A running job is swept this long after its task's hard time limit, to let the pool
 # report the kill first.
@@ -39,6 +41,23 @@ _STATE_AFTER: dict[str, JobState] = {
     "new": "queued", "cached": "done", "queued": "queued", "running": "running", "done": "done",
 }
 
+
+
+# How many times a write is made again when a failover may have taken it (each failover
+# during one write costs one; three in a row means something else is wrong).
+REDO_AFTER_FAILOVER = 3
+# Seconds between ``wait_many``'s progress reports.
+PROGRESS_EVERY = 10.0
+# Why a job stays open, for a submitter that waited long: what will move it on.
+_WHY_OPEN = ("A queued job waits for a worker (`celery -A workers worker`); the sweeper "
+             "(`rookhaven sweep`, or the beat's every ROOKHAVEN_SWEEP_INTERVAL) enqueues again "
+             "one queued past ROOKHAVEN_SWEEP_AFTER, held by a stopped worker, or open when "
+             "its primary failed over.")
+
+
+def _open(states: Counter[str]) -> str:
+    """``states`` as '12 queued, 3 running'."""
+    return ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
 
 
 class JobRef(BaseModel):
@@ -62,6 +81,7 @@ class SweepReport(BaseModel):
     done: list[str] = []
     failed: list[str] = []
     skipped: int = 0
+    failovers: int = 0  # log shards whose primary changed since the last sweep
 
 
 class Pipeline:
@@ -78,9 +98,9 @@ class Pipeline:
                    name: str | None = None) -> CorpusEntry:
         """Store a corpus (immutably, by digest) and register it under ``name``."""
         corpus = documents if isinstance(documents, Corpus) else Corpus(documents)
-        entry = self.store.corpora.put(corpus, name)
-        self.store.replication.confirm(f"storing corpus {entry.digest}")
-        return entry
+        # The same bytes again, if written again: a corpus is stored by digest.
+        return self._surviving(lambda: self.store.corpora.put(corpus, name),
+                               f"storing corpus {corpus.digest}")
 
     def spec(self, request: RetrievalRequest, corpus_digest: str, provider: str | None = None,
              params: dict[str, Any] | None = None) -> JobSpec:
@@ -114,21 +134,47 @@ class Pipeline:
         verdicts: list[str] = []
         for at in range(0, len(specs), size):
             batch = specs[at: at + size]
-            answered = self.store.jobs.create_many(batch)
-            if rerank:
-                self.store.reranks.made([s.key for s, v in zip(batch, answered, strict=True)
-                                         if v == "new"])
-            else:
-                self.store.reranks.asked([s.key for s, v in zip(batch, answered, strict=True)
-                                          if v != "new"])
-            # A submission is answered only once the job records would survive a failover.
-            self.store.replication.confirm(f"recording {len(batch)} job(s)")
+            answered = self._record(batch, rerank)
             self.dispatcher.send(list(dict.fromkeys(
                 s.key for s, v in zip(batch, answered, strict=True) if v == "new")), size)
             verdicts += answered
         return [JobRef(job_id=s.key, result_key=s.key, cached=v == "cached",
                        state=_STATE_AFTER[v], corpus_digest=digest)
                 for s, v in zip(specs, verdicts, strict=True)]
+
+    def _record(self, batch: list[JobSpec], rerank: bool) -> list[str]:
+        """Record ``batch``'s jobs: each one's verdict (a job new to any attempt is new: its
+        message is still to be sent)."""
+        fresh: set[str] = set()
+
+        def write() -> list[str]:
+            answered = ["new" if s.key in fresh else v
+                        for s, v in zip(batch, self.store.jobs.create_many(batch), strict=True)]
+            fresh.update(s.key for s, v in zip(batch, answered, strict=True) if v == "new")
+            if rerank:
+                self.store.reranks.made([s.key for s in batch if s.key in fresh])
+            else:
+                self.store.reranks.asked([s.key for s in batch if s.key not in fresh])
+            return answered
+
+        return self._surviving(write, f"recording {len(batch)} job(s)")
+
+    def _surviving(self, write: Callable[[], T], doing: str) -> T:
+        """``write()``'s answer once its writes would survive a failover
+        (ROOKHAVEN_REDIS_MIN_REPLICAS); written again when a primary was replaced before its
+        replicas confirmed them, up to REDO_AFTER_FAILOVER times."""
+        attempt = 1
+        while True:
+            mark = self.store.replication.mark()
+            done = write()
+            try:
+                self.store.replication.confirm(doing, since=mark)
+                return done
+            except PrimaryChangedError:
+                if attempt >= REDO_AFTER_FAILOVER:
+                    raise
+                attempt += 1
+                log.warning("a primary failed over while %s; writing again", doing)
 
     def job(self, job_id: str) -> JobRecord:
         """The job record (NotFoundError if there is none)."""
@@ -157,33 +203,56 @@ class Pipeline:
             time.sleep(poll)
 
     def wait_many(self, job_ids: Sequence[str], timeout: float, poll: float = 0.05,
-                  page: int = 1000) -> list[JobRecord | None]:
+                  page: int = 1000, *, resubmit: Callable[[list[str]], None] | None = None,
+                  progress: Callable[[str], None] | None = None,
+                  every: float = PROGRESS_EVERY) -> list[JobRecord | None]:
         """``wait`` for many jobs: their records (in order) once every one is done or failed,
-        read in pages of ``page``; a job with no record (a result answered from the store
-        whose record is gone) is None. WaitTimeoutError after ``timeout`` s."""
+        read in pages of ``page``; a job with no record but its result (answered from the
+        store, its record since removed) is None. WaitTimeoutError after ``timeout`` s.
+
+        A job with neither record nor result was lost by a failover that came before a
+        replica held its record (ROOKHAVEN_REDIS_MIN_REPLICAS=0): ``resubmit`` records it
+        again; without it the job is waited for until the timeout says so. Every ``every`` s
+        ``progress`` hears how many are still open, and in which state."""
         deadline = time.monotonic() + timeout
         records: dict[str, JobRecord | None] = {}
         pending = list(dict.fromkeys(job_ids))
+        told = time.monotonic()
+        lost = 0
         while True:
             still: list[str] = []
+            states: Counter[str] = Counter()
             for at in range(0, len(pending), page):
                 chunk = pending[at:at + page]
                 # Polled by state alone; a record (with its spec) is read once, when finished.
-                ended = [job_id for job_id, state
-                         in zip(chunk, self.store.jobs.states_many(chunk), strict=True)
-                         if state is None or state in ("done", "failed")]
+                read = self.store.jobs.states_many(chunk)
+                gone = [job_id for job_id, state in zip(chunk, read, strict=True)
+                        if state is None and not self.store.results.exists(job_id)]
+                if gone and resubmit is not None:
+                    resubmit(gone)
+                    lost += len(gone)
+                ended = [job_id for job_id, state in zip(chunk, read, strict=True)
+                         if (state is None and job_id not in gone)
+                         or state in ("done", "failed")]
                 for job_id, record in zip(ended, self.store.jobs.get_many(ended), strict=True):
                     records[job_id] = record
                 still += [job_id for job_id in chunk if job_id not in records]
+                states.update("lost" if job_id in gone else str(state)
+                              for job_id, state in zip(chunk, read, strict=True)
+                              if job_id not in records)
             pending = still
             if not pending:
                 return [records[job_id] for job_id in job_ids]
             if time.monotonic() >= deadline:
                 raise WaitTimeoutError(
                     f"{len(pending)} of {len(records) + len(pending)} job(s) are not done "
-                    f"after {timeout:g} s (first: {pending[0]}); check them later with "
-                    "`rookhaven job ID`, and that workers run (`celery -A workers worker`)"
-                )
+                    f"after {timeout:g} s ({_open(states)}; first: {pending[0]}). {_WHY_OPEN} "
+                    "Check them later with `rookhaven job ID`")
+            if progress is not None and time.monotonic() - told >= every:
+                told = time.monotonic()
+                again = f"; {lost} recorded again after a failover lost them" if lost else ""
+                progress(f"waiting for {len(pending)} of {len(records) + len(pending)} "
+                         f"job(s): {_open(states)}{again}")
             time.sleep(poll)
 
     def heal(self) -> list[str]:
@@ -202,7 +271,8 @@ class Pipeline:
     def sweep(self, older_than: float | None = None, limit: int = 10_000) -> SweepReport:
         """Enqueue again every job with no result that is queued for longer than
         ``older_than`` (default ROOKHAVEN_SWEEP_AFTER), or running on a dead worker or past
-        the time limit; fail those out of attempts with their last error."""
+        the time limit, or open in a log shard whose primary changed since the last sweep (a
+        failover); fail those out of attempts with their last error."""
         s = self.settings
         now = self.store.now()
         # With no message waiting, a queued job no worker received has lost its message (a
@@ -215,14 +285,26 @@ class Pipeline:
             running_before=now - (s.task_time_limit + RUNNING_GRACE),
             alive=self.store.heartbeats.alive, limit=limit,
         )
+        # A primary that changed since the last sweep may have lost its jobs' last writes
+        # (done, or started, back to queued with no message left): all its open jobs go again.
+        changed, record = self.store.failovers.changed()
+        reopened = [job for shard in changed for job in self.store.jobs.open_in(
+            shard, "open when its primary changed (a failover may have lost its last writes)")]
+        stale += reopened
         outcome: dict[str, list[str]] = {"requeue": [], "done": [], "failed": []}
         skipped = 0
-        for job in stale:
+        for job in {job.id: job for job in stale}.values():
             verdict = self.store.jobs.requeue(job, s.job_max_attempts)
             if verdict in outcome:
                 outcome[verdict].append(job.id)
             else:
                 skipped += 1
         self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
+        self.store.failovers.settle(record)  # after the jobs went out: a crash redoes it
+        if changed:
+            log.warning("%d log shard(s) changed primary since the last sweep; their %d open "
+                        "job(s) were looked at again", len(changed), len(reopened),
+                        extra={"shards": len(changed)})
         return SweepReport(requeued=outcome["requeue"], done=outcome["done"],
-                           failed=outcome["failed"], skipped=skipped)
+                           failed=outcome["failed"], skipped=skipped,
+                           failovers=len(changed))

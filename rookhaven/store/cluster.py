@@ -11,6 +11,8 @@ URL names none. The store shards its keys so every script touches one slot
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -88,12 +90,13 @@ def _node(text: str, shown: str) -> tuple[str, int]:
 
 
 class PatientCluster(RedisCluster):
-    """A cluster client whose commands wait out a failover up to ROOKHAVEN_REDIS_TIMEOUT.
+    """A cluster client whose commands and pipelines wait out a failover up to
+    ROOKHAVEN_REDIS_TIMEOUT.
 
-    redis-py retries a cluster command a fixed number of times, refreshing the slots
-    between attempts but never pausing: a primary's failover (seconds) outlasts them all.
-    A pipeline is not retried here (its queue is spent by the failed attempt): its caller's
-    job is retried instead.
+    redis-py retries a cluster command a fixed number of times, never pausing long enough
+    for a primary's failover (seconds), and a pipeline can keep routing to a dead primary
+    from a stale slot map. Here every failed attempt relearns the slots from any live node
+    (those named in the URL or learned since) before the next, until the deadline.
     """
 
     def __init__(self, *, patience: Patience, **kwargs: Any) -> None:
@@ -103,7 +106,56 @@ class PatientCluster(RedisCluster):
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         run = super().execute_command
         return self.patience.call_with_retry(lambda: run(*args, **kwargs),  # type: ignore[no-untyped-call]
-                                             lambda _error: None)
+                                             lambda _error: self.relearn())
+
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Any:
+        make = super().pipeline
+        return PatientPipeline(lambda: make(transaction, shard_hint), self)  # type: ignore[no-untyped-call]
+
+    def relearn(self) -> None:
+        """Ask the live nodes for the slot map again (quietly: while the cluster heals, no
+        node may answer yet, and the next attempt's own failure is the one reported)."""
+        with suppress(RedisError, RedisClusterException):
+            self.nodes_manager.initialize()
+
+
+class PatientPipeline:
+    """A cluster pipeline sent again, whole, after a failure that may be a failover.
+
+    The commands queued are kept, so a failed attempt is replayed on a new pipeline once the
+    slot map is relearnt. Every pipeline the store sends is safe to replay: reads, and writes
+    that set a value (SET, HSET, ZADD NX, EXPIRE) rather than add to one. Job scripts go
+    through ``rounds.Round``, which replays a call only where it did not run.
+    """
+
+    def __init__(self, make: Callable[[], Any], client: PatientCluster) -> None:
+        self._make = make
+        self._client = client
+        self._queued: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Callable[..., PatientPipeline]:
+        def queue(*args: Any, **kwargs: Any) -> PatientPipeline:
+            self._queued.append((name, args, kwargs))
+            return self
+        return queue
+
+    def __len__(self) -> int:
+        return len(self._queued)
+
+    def execute(self, raise_on_error: bool = True) -> list[Any]:
+        """Every queued command's answer, in order."""
+        queued, self._queued = self._queued, []
+
+        def attempt() -> list[Any]:
+            pipe = self._make()
+            for name, args, kwargs in queued:
+                getattr(pipe, name)(*args, **kwargs)
+            return list(pipe.execute(raise_on_error=raise_on_error))
+
+        return self._client.patience.call_with_retry(attempt, lambda _error: self._client.relearn())
+
+    def reset(self) -> None:
+        self._queued = []
 
 
 def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:

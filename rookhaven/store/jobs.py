@@ -276,6 +276,19 @@ class JobStore:
                 break
         return list(found.values())[:limit]
 
+    def open_in(self, shard: ShardKeys, reason: str) -> list[StaleJob]:
+        """Every open job of ``shard`` (queued, delivered or running), to sweep for
+        ``reason``."""
+        ctx = self._ctx
+        with translated(ctx.client, "listing open jobs"):
+            ids = list(dict.fromkeys(
+                text(i) for index in (shard.jobs_queued, shard.jobs_delivered,
+                                      shard.jobs_running)
+                for i in ctx.client.zrange(index, 0, -1)))
+            return [StaleJob(i, updated, reason) for i, updated
+                    in zip(ids, self._fields(shard, ids, "updated"), strict=True)
+                    if updated is not None]
+
     def _stale_in(self, shard: ShardKeys, found: dict[str, StaleJob], *, queued_before: float,
                   running_before: float, alive: Callable[[set[str]], set[str]], limit: int,
                   undelivered_before: float | None) -> None:

@@ -99,6 +99,12 @@ class ShardKeys:
         return f"{self.base}:jobs:delivered"
 
     @property
+    def primary_seen(self) -> str:
+        """String: the replication id of the primary that served this shard at the last
+        sweep; another id now means a failover (or a restart, or a reshard) came between."""
+        return f"{self.base}:primary-seen"
+
+    @property
     def ledger(self) -> str:
         """Stream: every state change of this shard's jobs (job, event, at, detail)."""
         return f"{self.base}:ledger"

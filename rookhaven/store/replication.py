@@ -5,53 +5,128 @@ WAIT blocks until that many replicas acknowledged the calling connection's last 
 probe write before it makes that "every write so far", whichever pooled connection made
 them, because a replica applies the primary's writes in order. On a cluster each primary
 replicates its own slots, so each is asked. See docs/adr/0017-sentinel.md.
+
+A shortfall is waited out like a lost connection, up to ROOKHAVEN_REDIS_TIMEOUT: after a
+failover the promoted primary has no replica until one joins it (seconds to a minute, an
+operator's step on a cluster), and a client that gave up at the first WAIT would fail a
+submission the cluster is about to accept. But a WAIT answered by the promoted primary says
+nothing of the writes the dead one took with it: a writer ``mark``s the primaries'
+replication ids before writing, and ``confirm`` refuses (PrimaryChangedError) when one of
+them is gone, so the writes are made again instead of acknowledged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ReplicationError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
+
+from ..errors import PrimaryChangedError, ReplicationError
 from . import cluster
 from .connection import describe, translated
 from .context import StoreContext
+from .patience import Patience
+
+# A cluster healing or resharding: the node asked is down, or no longer serves the probe.
+_HEALING = (ClusterDownError, TryAgainError, MovedError, AskError, RedisClusterException)
+
+
+class _Short(Exception):
+    """Some primary's replicas confirmed fewer writes than required (retried)."""
+
+    def __init__(self, short: list[tuple[str, int]]) -> None:
+        super().__init__(short)
+        self.short = short
 
 
 class Replication:
-    """Confirms writes reached ``min_replicas`` replicas (0: confirms nothing, costs nothing)."""
+    """Confirms writes reached ``min_replicas`` replicas (0: confirms nothing, costs nothing).
 
-    def __init__(self, ctx: StoreContext, min_replicas: int, timeout: float) -> None:
+    Each WAIT lasts up to ``timeout`` s (ROOKHAVEN_REDIS_REPLICA_TIMEOUT); they are repeated
+    for up to ``patience`` s (ROOKHAVEN_REDIS_TIMEOUT) before the write is refused."""
+
+    def __init__(self, ctx: StoreContext, min_replicas: int, timeout: float,
+                 patience: float | None = None) -> None:
         self._ctx = ctx
         self.min_replicas = min_replicas
         self.timeout = timeout
+        self.patience = timeout if patience is None else max(patience, timeout)
 
-    def confirm(self, doing: str) -> None:
+    def mark(self) -> frozenset[bytes] | None:
+        """The replication ids of the primaries, taken before writing, for ``confirm`` to
+        compare (None when nothing is confirmed, or the server does not say)."""
+        if self.min_replicas == 0:
+            return None
+        with translated(self._ctx.client, "reading the primaries' replication ids"):
+            found = Patience(self.patience, *_HEALING).call_with_retry(
+                lambda: {replication_id(client) for _, client, _ in self._primaries()},
+                lambda _error: self._relearn())
+        return None if None in found else frozenset(i for i in found if i is not None)
+
+    def confirm(self, doing: str, since: frozenset[bytes] | None = None) -> None:
         """Return once ``min_replicas`` replicas hold every write made before this call;
-        ReplicationError if they do not within the timeout."""
+        ReplicationError if they do not within the patience, PrimaryChangedError if a
+        primary of the ``mark`` taken before the writes (``since``) was replaced meanwhile."""
         if self.min_replicas == 0:
             return
         ctx = self._ctx
-        with translated(ctx.client, f"waiting for replicas after {doing}"):
-            confirmed = min(self._wait(client, probe) for client, probe in self._primaries())
-        if confirmed < self.min_replicas:
+        waiting = Patience(self.patience, _Short, *_HEALING)
+        try:
+            with translated(ctx.client, f"waiting for replicas after {doing}"):
+                now = waiting.call_with_retry(self._check, lambda _error: self._relearn())
+        except _Short as exc:
+            where = ", ".join(f"{name} had {confirmed}" for name, confirmed in exc.short)
+            least = min(confirmed for _, confirmed in exc.short)
             raise ReplicationError(
-                f"only {confirmed} of the {self.min_replicas} replicas required by "
-                f"ROOKHAVEN_REDIS_MIN_REPLICAS confirmed {doing} within "
-                f"{self.timeout:g} s (ROOKHAVEN_REDIS_REPLICA_TIMEOUT) at "
-                f"{describe(ctx.client)}; it is retried. Check the replicas "
-                "(INFO replication) or lower ROOKHAVEN_REDIS_MIN_REPLICAS")
+                f"only {least} of the {self.min_replicas} replicas required by "
+                f"ROOKHAVEN_REDIS_MIN_REPLICAS confirmed {doing} within {self.patience:g} s "
+                f"(ROOKHAVEN_REDIS_TIMEOUT; each WAIT {self.timeout:g} s, "
+                f"ROOKHAVEN_REDIS_REPLICA_TIMEOUT): {where}. Give each primary named a replica "
+                "(INFO replication lists its own; after a failover, add one as "
+                "docs/operations.md says) or lower ROOKHAVEN_REDIS_MIN_REPLICAS") from None
+        if since is not None and None not in now and since - now:
+            raise PrimaryChangedError(
+                f"a primary written to while {doing} was replaced before its replicas "
+                f"confirmed the writes (a failover; primaries now at {describe(ctx.client)}): "
+                "they may be lost with it, so they are made again")
 
-    def _primaries(self) -> list[tuple[Any, str]]:
-        """(client, probe key) for each primary this process may have written to: the one
-        Redis, or each primary of a cluster with a key in its own slots."""
+    def _check(self) -> set[bytes | None]:
+        """One WAIT at each primary, and the replication ids they answered with; _Short
+        naming the primaries short of replicas."""
+        short, ids = [], set()
+        for name, client, probe in self._primaries():
+            confirmed = self._wait(client, probe)
+            if confirmed < self.min_replicas:
+                short.append((name, confirmed))
+            ids.add(replication_id(client))
+        if short:
+            raise _Short(short)
+        return ids
+
+    def _relearn(self) -> None:
+        """After a shortfall or a lost node: a cluster's primaries may have changed."""
+        client = self._ctx.client
+        if cluster.is_cluster(client):
+            client.relearn()
+
+    def _primaries(self) -> list[tuple[str, Any, str]]:
+        """(name, client, probe key) for each primary this process may have written to: the
+        one Redis, or each primary of a cluster with a key in its own slots."""
         client, probe = self._ctx.client, self._ctx.keys.replication_probe
         if not cluster.is_cluster(client):
-            return [(client, probe)]
+            return [(describe(client), client, probe)]
         found = []
         for node in client.get_primaries():
             key = cluster.key_on(client, node, probe)
             if key is not None:  # a primary serving no slot holds nothing of ours
-                found.append((client.get_redis_connection(node), key))
+                found.append((f"primary {node.name}", client.get_redis_connection(node), key))
         return found
 
     def _wait(self, client: Any, probe: str) -> int:
@@ -60,3 +135,14 @@ class Replication:
         pipe.incr(probe)
         pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
         return int(pipe.execute()[1])
+
+
+def replication_id(client: Any) -> bytes | None:
+    """The replication id of ``client``'s server: a promoted replica, or a restarted
+    server, has a new one (None where INFO is not served, as by fakeredis)."""
+    try:
+        info = client.info("replication")
+    except ResponseError:
+        return None
+    replid = info.get("master_replid")
+    return str(replid).encode() if replid else None

@@ -15,6 +15,7 @@ from .cluster import is_cluster
 from .connection import connect, translated
 from .context import StoreContext
 from .corpora import CorpusStore
+from .failovers import Failovers
 from .heartbeats import Heartbeats
 from .jobs import JobStore
 from .keys import Keys
@@ -35,7 +36,7 @@ class Store:
     def __init__(self, client: redis.Redis, prefix: str = "rookhaven", *,
                  chunk_bytes: int = 1 << 20, clock: Callable[[], float] = time.time,
                  min_replicas: int = 0, replica_timeout: float = 2.0,
-                 log_shards: int | None = None) -> None:
+                 replica_patience: float | None = None, log_shards: int | None = None) -> None:
         self.client = client
         self._ctx = StoreContext(client=client, prefix=prefix, clock=clock, shards=log_shards)
         self.corpora = CorpusStore(self._ctx, chunk_bytes)
@@ -48,7 +49,9 @@ class Store:
         self.reranks = RerankLog(self._ctx)
         self._logs: list[TransparencyLog] | None = None
         self.checkpoints = CheckpointHistory(self._ctx)
-        self.replication = Replication(self._ctx, min_replicas, replica_timeout)
+        self.failovers = Failovers(self._ctx)
+        self.replication = Replication(self._ctx, min_replicas, replica_timeout,
+                                       replica_patience)
         self.usage = Usage(self._ctx)
 
     @property
@@ -95,7 +98,8 @@ class Store:
             shards = CLUSTER_SHARDS  # a cluster can only hold a sharded store
         return cls(client, settings.key_prefix, chunk_bytes=settings.corpus_chunk_bytes,
                    min_replicas=settings.redis_min_replicas,
-                   replica_timeout=settings.redis_replica_timeout, log_shards=shards)
+                   replica_timeout=settings.redis_replica_timeout,
+                   replica_patience=settings.redis_timeout, log_shards=shards)
 
     def migrate(self, *, force: bool = False,
                 progress: Callable[[int], None] = lambda moved: None) -> int:

@@ -62,16 +62,17 @@ def latest(store: Store) -> str | None:
 def sign_now(store: Store, private_key: str) -> str:
     """Integrate every shard's log, sign a checkpoint (a checkpoint set when the store is
     sharded) of them as they are now, keep it and return it."""
+    mark = store.replication.mark()  # a failover before the confirmation voids it
     sizes = [log.integrate() for log in store.logs]
     # The log's origin is its key's name: one key, one log.
     origin = verifier_of(private_key).split("+", 1)[0]
     trees = tuple(Tree(size, log.root(size)) for log, size in zip(store.logs, sizes,
                                                                   strict=True))
     # Never sign a tree a failover could take back: the replicas must hold it first.
-    store.replication.confirm(f"integrating the log to {sum(sizes)} leaves")
+    store.replication.confirm(f"integrating the log to {sum(sizes)} leaves", since=mark)
     note = sign_note(SignedTrees(origin, trees, store.keys.sharded).body(), private_key)
     store.checkpoints.add(note, store.now())
-    store.replication.confirm("storing a checkpoint")
+    store.replication.confirm("storing a checkpoint", since=mark)
     return note
 
 

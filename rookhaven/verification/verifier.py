@@ -82,9 +82,11 @@ class Verifier:
 
     def _population(self, selection: Selection) -> list[Verdict]:
         """An alarm when there is nothing to check, or fewer results than were stored."""
-        held = self.store.audits.count()
+        # Stored first: a result stored between the two reads (workers run on) then counts
+        # in both, and only a result gone since makes ``held`` fall short.
         stored = max(self.store.verifications.counters().get("results_stored", 0),
                      sum(log.size() for log in self.store.logs))
+        held = self.store.audits.count()
         if held == 0:
             detail = ("the store holds no result to verify" + (
                 f", though {stored} were stored: they are gone (a Redis restarted empty?)"

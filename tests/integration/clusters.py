@@ -77,6 +77,24 @@ class ClusterNodes:
         os.kill(self.procs[port].pid, signal.SIGKILL)
         self.procs[port].wait(timeout=10)
 
+    def cut_replication(self, primary: int) -> int:
+        """Freeze the replica of ``primary`` (SIGSTOP) and drop its link, so the writes the
+        primary accepts from now on reach no replica (lost if it dies before ``resume``):
+        the replica's port."""
+        info = self.client(primary).info("replication")
+        replica = int(info["slave0"]["port"])
+        os.kill(self.procs[replica].pid, signal.SIGSTOP)
+        self.client(primary).execute_command("CLIENT", "KILL", "TYPE", "replica")
+        return replica
+
+    def resume(self, port: int) -> None:
+        """Let a node frozen by ``cut_replication`` run again."""
+        os.kill(self.procs[port].pid, signal.SIGCONT)
+
+    def offset(self, port: int) -> int:
+        """The replication offset of the primary on ``port`` (grows with every write)."""
+        return int(self.client(port).info("replication")["master_repl_offset"])
+
     def start(self, port: int) -> None:
         """Start a cluster node on ``port``, knowing no cluster yet."""
         home = self.directory / str(port)
@@ -103,6 +121,16 @@ class ClusterNodes:
         assert added.returncode == 0, added.stdout[-2000:] + added.stderr[-2000:]
         del self.procs[dead]
         return port
+
+    def forget(self, node_id: str) -> None:
+        """Every live node forgets the node ``node_id`` (the dead one, once its replica is
+        promoted: forgetting it earlier leaves that replica following an unknown node)."""
+        for port in self.alive():
+            try:
+                self.client(port).execute_command("CLUSTER", "FORGET", node_id)
+            except redis.ResponseError as exc:  # a node that never knew it, or is it
+                if "Unknown node" not in str(exc) and "myself" not in str(exc):
+                    raise
 
     def agree(self, port: int) -> bool:
         """Whether every node reachable from ``port`` holds the same slot configuration

@@ -21,13 +21,18 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rookhaven import Retriever, canonical_bytes
+from rookhaven.config import Settings
+from rookhaven.pipeline import Pipeline, RecordingDispatcher
+from rookhaven.store import Store
 from rookhaven.transparency import checkpoints
 from rookhaven.transparency.note import generate_key
 from rookhaven.verification.models import ALARMS
@@ -44,6 +49,7 @@ from tests.integration.workerfarm import (
     pipeline,
     requests,
 )
+from tests.mcp_support import StdioSession
 from tests.results_support import forget_job
 
 JOBS = int(os.environ.get("ROOKHAVEN_TEST_CLUSTER_JOBS", "1200"))
@@ -181,3 +187,206 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
                for v in alarms), alarms
     print(f"\ncluster: {len(everything)} jobs in {elapsed:.1f} s through a primary kill and "
           f"a 1,000-slot reshard; {len(before)} acknowledged before the kill, none lost")
+
+
+def test_reads_and_writes_after_a_promotion_relearn_the_slots_a_dead_primary_held(
+        nodes: ClusterNodes) -> None:
+    """A client whose slot map still names the killed primary: its next pipeline read and
+    job write wait for the promotion and go to the new primary, within ROOKHAVEN_REDIS_TIMEOUT,
+    instead of failing against the dead node until the deadline."""
+    settings = Settings(redis_url=nodes.url, key_prefix="rh-stale", redis_timeout=30,
+                        engine="tfcosine@1")
+    pipe = Pipeline(Store.from_settings(settings), RecordingDispatcher(), settings)
+    pipe.add_corpus(documents(50), "port")
+    ids = [r.job_id for r in pipe.submit_many(requests(200, tag="stale-"), "port")]
+    # Held by the replicas before the kill (the same client, asking for one replica).
+    Store(pipe.store.client, "rh-stale", min_replicas=1).replication.confirm("the records")
+    assert pipe.store.jobs.states_many(ids) == ["queued"] * len(ids)  # the map is cached
+    client = pipe.store.client
+    held = {client.get_node_from_key(pipe.store.keys.shard(i).job_states).port for i in ids}
+    victim = max(held & set(nodes.primaries()))
+    nodes.kill(victim)
+    killed = time.monotonic()
+    assert pipe.store.jobs.states_many(ids) == ["queued"] * len(ids)
+    assert time.monotonic() - killed < 30
+    more = [r.job_id for r in pipe.submit_many(requests(50, tag="stale-after-"), "port")]
+    assert pipe.store.jobs.states_many(more) == ["queued"] * len(more)
+
+
+RIDE_JOBS = int(os.environ.get("ROOKHAVEN_TEST_CLUSTER_RIDE_JOBS", "6000"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("min_replicas", [1, 0])
+def test_every_client_rides_through_a_primary_killed_while_a_submit_enqueues(
+        nodes: ClusterNodes, broker_url: str, tmp_path: Path, min_replicas: int) -> None:
+    """Issue 55's run: ``submit --requests --wait`` of 6,000 jobs is enqueuing, an MCP server
+    and ``verify --all`` run, when a primary whose last writes reached no replica is
+    SIGKILLed; its replica is promoted, a new node joins as that one's replica, the dead node
+    is forgotten, 500 slots are resharded. Nothing is restarted and every client exits 0
+    with every result: writes a failover took are made again (by the submitter, the workers,
+    the sweeper), never acknowledged as held."""
+    env = environment(nodes.url, f"rh-ride{min_replicas}", ROOKHAVEN_BROKER_URL=broker_url,
+                      ROOKHAVEN_BATCH_SIZE="50", ROOKHAVEN_REDIS_MIN_REPLICAS=str(min_replicas),
+                      ROOKHAVEN_REDIS_REPLICA_TIMEOUT="1", ROOKHAVEN_REDIS_TIMEOUT="120",
+                      ROOKHAVEN_SWEEP_INTERVAL="2", ROOKHAVEN_LOG_LEVEL="warning")
+    (tmp_path / "logs").mkdir()
+    farmed = farm(env, tmp_path / "logs")
+    workers = next(farmed)
+    server = None
+    try:
+        pipe = pipeline(env)
+        docs = documents(800)
+        pipe.add_corpus(docs, "port")
+        workers.start("r1", concurrency=1, beat=True)
+        workers.start("r2", concurrency=1)
+        warm = requests(100, tag="warm-")
+        warm_ids = [r.job_id for r in pipe.submit_many(warm, "port")]
+        wait_until(lambda: all_done(pipe, warm_ids), 120, what="the first 100 jobs done")
+        (tmp_path / "before.cp").write_text(checkpoints.sign_now(pipe.store, PRIVATE))
+
+        batch = requests(RIDE_JOBS, tag="ride-")
+        lines = tmp_path / "requests.jsonl"
+        lines.write_text("".join(r.model_dump_json(by_alias=True) + "\n" for r in batch))
+        ids, out = tmp_path / "ids.txt", tmp_path / "results.jsonl"
+        # A write waits for a replica (MIN_REPLICAS=1) until the operator adds one.
+        server = StdioSession({**env, "ROOKHAVEN_LOG_LEVEL": "warning"}, timeout=180)
+        server.initialize()
+        with ids.open("wb") as printed:
+            submit = subprocess.Popen(
+                [sys.executable, "-m", "rookhaven.cli.main", "submit", "--corpus", "port",
+                 "--requests", str(lines), "--wait", "--timeout", "900", "--out", str(out)],
+                cwd=ROOT, env=env, stdout=printed, stderr=subprocess.PIPE, text=True)
+        seen = _Watch(ids)
+        wait_until(lambda: seen.count() >= 1000, 300, what="1,000 jobs enqueued")
+
+        named = {int(part.rsplit(":", 1)[1]) for part in nodes.url.split("//")[1].split(",")}
+        primaries = nodes.primaries()
+        victim = max(set(primaries) - named or set(primaries))
+        # The victim's last writes reach no replica: records and results it accepted (and,
+        # at MIN_REPLICAS=0, acknowledged) die with it, as a busy primary's last ones do.
+        frozen, cut_at = nodes.cut_replication(victim), nodes.offset(victim)
+        wait_until(lambda: nodes.offset(victim) > cut_at + 20_000, 60,
+                   what="writes the replica never saw")
+        killed = time.monotonic()
+        nodes.kill(victim)
+        nodes.resume(frozen)
+        at_kill = seen.count()
+        assert at_kill < RIDE_JOBS, "the kill must land while the submit enqueues"
+        operator = _Operator(nodes, victim, primaries[victim], killed)
+        verify = subprocess.Popen(
+            [sys.executable, "-m", "rookhaven.cli.main", "verify", "--all", "--json",
+             "--checkpoint", str(tmp_path / "before.cp"), "--verifier-key", VERIFIER],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Sent while the cluster heals; each is answered, none with an error.
+        stored = _tool(server, "retrieve", {"query": warm[0].query, "corpus": "port",
+                                            "recallBudget": warm[0].recall_budget,
+                                            "seed": warm[0].seed})
+        assert stored["metadata"]["reason"] == "result already stored", stored
+        answered = time.monotonic() - killed
+        job = _tool(server, "submit_retrieval", {"query": "tide pilot and berth",
+                                                 "corpus": "port", "seed": "during"})
+        accepted = time.monotonic() - killed
+
+        _, stderr = submit.communicate(timeout=1200)
+        finished = time.monotonic() - killed
+        assert submit.returncode == 0, stderr[-3000:]
+        assert "Traceback" not in stderr
+        # The writes the kill took were made again, not acknowledged as held: a batch
+        # confirmed by the promoted primary is recorded again (MIN_REPLICAS=1); records the
+        # failover took are recorded again by the waiting submitter (MIN_REPLICAS=0).
+        assert ("writing again" if min_replicas else "recording them again") in stderr, stderr
+        operator.join()
+        verified, verify_err = verify.communicate(timeout=600)
+        assert verify.returncode == 0, verified[-2000:] + verify_err[-2000:]
+        run = json.loads(verified)
+        assert run["alarms"] == 0 and run["matched"] == run["checked"] >= len(warm)
+
+        inline = Retriever(docs, pipe.settings.engine)
+        assert out.read_bytes().splitlines() == [canonical_bytes(inline.retrieve(r))
+                                                 for r in batch]
+        wait_until(lambda: _tool(server, "get_job", {"jobId": job["job_id"]})["state"]
+                   == "done", 300, what="the job submitted through MCP during the failover")
+        assert server.close() == 0
+        server = None
+        # One sweep after it all finds nothing left open: no job stalled by the failover.
+        swept = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "sweep"], cwd=ROOT,
+                               env=env, capture_output=True, text=True, timeout=300)
+        assert swept.returncode == 0, swept.stderr[-2000:]
+        assert pipe.store.jobs.counts() == {"queued": 0, "running": 0}
+        first_write = seen.first_after(killed, at_kill)
+        print(f"\ncluster ride-through at MIN_REPLICAS={min_replicas}: promoted "
+              f"{operator.promoted:.1f} s after the kill, replica joined {operator.replica:.1f} "
+              f"s, first write accepted {first_write:.1f} s, MCP read answered {answered:.1f} "
+              f"s, MCP submit {accepted:.1f} s, {RIDE_JOBS} jobs done {finished:.1f} s; "
+              f"{at_kill} enqueued at the kill; submit said: {stderr.strip()[-600:]!r}")
+    finally:
+        if server is not None:
+            server.close()
+        next(farmed, None)
+
+
+class _Watch:
+    """The submit's printed job ids, counted by a thread, with when each count was seen."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            count = self.path.read_bytes().count(b"\n")
+            if not self.seen or self.seen[-1][1] != count:
+                self.seen.append((time.monotonic(), count))
+
+    def count(self) -> int:
+        return self.seen[-1][1] if self.seen else 0
+
+    def first_after(self, since: float, count: int) -> float:
+        """Seconds from ``since`` to the first count above ``count`` (-1: none)."""
+        return next((at - since for at, n in self.seen if n > count), -1.0)
+
+
+class _Operator(threading.Thread):
+    """The runbook's steps after a primary dies, in the background as an operator works."""
+
+    def __init__(self, nodes: ClusterNodes, victim: int, victim_id: str,
+                 killed: float) -> None:
+        super().__init__(daemon=True)
+        self.nodes, self.victim, self.victim_id, self.killed = nodes, victim, victim_id, killed
+        self.promoted = self.replica = -1.0
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            nodes = self.nodes
+            # Promoted: a primary without a replica (the dead one's), every slot served.
+            wait_until(lambda: [p for p in nodes.primaries() if not nodes.replicas_of(p)]
+                       and nodes.healthy(), 60, what="the killed primary's replica promoted")
+            self.promoted = time.monotonic() - self.killed
+            nodes.replace(self.victim)
+            wait_until(lambda: all(nodes.replicas_of(p) for p in nodes.primaries()), 60,
+                       what="every primary to have a replica again")
+            self.replica = time.monotonic() - self.killed
+            nodes.forget(self.victim_id)
+            source, target = sorted(nodes.primaries().values())[:2]
+            moved = nodes.reshard(source, target, 500)
+            assert moved.returncode == 0, moved.stdout[-2000:] + moved.stderr[-2000:]
+        except BaseException as exc:  # re-raised in the test's thread by join()
+            self.error = exc
+
+    def join(self, timeout: float | None = 600) -> None:
+        super().join(timeout)
+        assert not self.is_alive(), "the operator's steps did not finish"
+        if self.error is not None:
+            raise self.error
+
+
+def _tool(server: StdioSession, name: str, arguments: dict[str, Any]) -> Any:
+    reply = server.request("tools/call", {"name": name, "arguments": arguments})
+    result = reply["result"]
+    assert not result.get("isError"), result
+    return result["structuredContent"]

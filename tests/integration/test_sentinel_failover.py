@@ -153,13 +153,19 @@ def _tool(server: StdioSession, name: str, arguments: dict[str, Any]) -> Any:
 def test_a_write_no_replica_confirms_is_refused_and_retried(
         nodes: SentinelTopology, env: dict[str, str]) -> None:
     nodes.kill("replica")
-    pipe = pipeline({**env, "ROOKHAVEN_REDIS_REPLICA_TIMEOUT": "0.2"})
+    # Each WAIT lasts 0.2 s; they are repeated for ROOKHAVEN_REDIS_TIMEOUT before refusing.
+    pipe = pipeline({**env, "ROOKHAVEN_REDIS_REPLICA_TIMEOUT": "0.2",
+                     "ROOKHAVEN_REDIS_TIMEOUT": "1.5"})
+    began = time.monotonic()
     with pytest.raises(ReplicationError, match=r"only 0 of the 1 replicas required by "
                        r"ROOKHAVEN_REDIS_MIN_REPLICAS confirmed storing corpus sha256:"):
         pipe.add_corpus(documents(20), "port")
+    assert time.monotonic() - began >= 1.5, "refused at the first WAIT, not retried"
     zero = pipeline({**env, "ROOKHAVEN_REDIS_MIN_REPLICAS": "0"})
     zero.add_corpus(documents(20), "port")
-    with pytest.raises(ReplicationError, match=r"confirmed recording 1 job\(s\) within 0.2 s"):
+    with pytest.raises(ReplicationError, match=r"confirmed recording 1 job\(s\) within 1.5 s "
+                       r"\(ROOKHAVEN_REDIS_TIMEOUT; each WAIT 0.2 s, ROOKHAVEN_REDIS_REPLICA_"
+                       r"TIMEOUT\): the primary of Sentinel service"):
         pipe.submit(requests(1)[0], "port")
 
 

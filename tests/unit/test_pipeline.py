@@ -13,11 +13,12 @@ import pytest
 
 from rookhaven import Corpus, Document, RetrievalRequest, canonical_bytes, retrieve
 from rookhaven.config import Settings
-from rookhaven.errors import ConfigError, InvalidRequestError
+from rookhaven.errors import ConfigError, InvalidRequestError, WaitTimeoutError
 from rookhaven.logs import configure_logging
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher, celery_config
 from rookhaven.pipeline import executor as executor_module
 from rookhaven.store import Store
+from tests.results_support import forget_job
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
         for i in range(40)]
@@ -411,3 +412,35 @@ def test_a_job_whose_record_vanishes_while_it_runs_is_stored_not_done(
     assert pipe.result(forgotten.result_key) == canonical_bytes(
         retrieve(RetrievalRequest(query="tide"), Corpus(DOCS), "tfcosine@1"))
     assert pipe.submit(RetrievalRequest(query="tide"), "port").cached
+
+
+def test_waiting_records_again_a_job_whose_record_a_failover_took(
+        pipeline: Pipeline, settings: Settings) -> None:
+    asked = [RetrievalRequest(query=f"tide {i}", seed=f"w{i}") for i in range(3)]
+    kept, lost, answered = (r.job_id for r in pipeline.submit_many(asked, "port"))
+    Executor(pipeline.store, settings).run([kept], "w")
+    forget_job(pipeline.store, lost)  # recorded, its message sent, then gone with a primary
+    Executor(pipeline.store, settings).run([answered], "w")
+    again: list[list[str]] = []
+
+    def resubmit(ids: list[str]) -> None:
+        again.append(ids)
+        refs = pipeline.submit_many([asked[1]], "port")
+        Executor(pipeline.store, settings).run([r.job_id for r in refs], "w")
+
+    records = pipeline.wait_many([kept, lost, answered], 10, resubmit=resubmit)
+    assert again == [[lost]]
+    assert [r.state if r else None for r in records] == ["done"] * 3
+    assert pipeline.result(lost) == canonical_bytes(retrieve(asked[1], DOCS, settings.engine))
+
+
+def test_a_long_wait_says_how_many_jobs_are_open_and_what_moves_them(
+        pipeline: Pipeline, settings: Settings) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"crane {i}") for i in range(3)],
+                                "port")
+    pipeline.store.jobs.start([refs[0].job_id], "w1")
+    heard: list[str] = []
+    with pytest.raises(WaitTimeoutError, match=r"3 of 3 job\(s\) are not done after 0.2 s "
+                       r"\(2 queued, 1 running; first: .*the sweeper"):
+        pipeline.wait_many([r.job_id for r in refs], 0.2, progress=heard.append, every=0)
+    assert heard and heard[0] == "waiting for 3 of 3 job(s): 2 queued, 1 running"

@@ -1,0 +1,68 @@
+"""Failovers: which shards changed primary since the sweeper last looked.
+
+A primary acknowledges a write before its replicas hold it, so a failover can lose the last
+writes of jobs in its slots: a job already done or running may be back to queued, with no
+message left to run it. Each shard keeps the replication id of the primary that served it
+at the last sweep (Redis gives a promoted replica, and a restarted server, a new one); when
+it differs now, the sweeper enqueues the shard's open jobs again (a duplicate finds its job
+claimed or done and does nothing). See docs/adr/0045-failover-sweep.md.
+"""
+
+from __future__ import annotations
+
+from . import cluster
+from .connection import translated
+from .context import StoreContext
+from .keys import ShardKeys
+from .replication import replication_id
+
+
+class Failovers:
+    """Shards whose primary's replication history changed since it was last recorded."""
+
+    def __init__(self, ctx: StoreContext) -> None:
+        self._ctx = ctx
+
+    def changed(self) -> tuple[list[ShardKeys], dict[str, bytes]]:
+        """The shards whose primary changed since ``settle`` last recorded it, and the
+        record to settle once their jobs are looked after. A shard seen for the first time,
+        or on a server that does not say its replication id, is not reported."""
+        ctx = self._ctx
+        shards = ctx.keys.shards
+        with translated(ctx.client, "reading the primaries' replication ids"):
+            now = self._replids(shards)
+            pipe = ctx.client.pipeline(transaction=False)
+            for shard in shards:
+                pipe.get(shard.primary_seen)
+            before = pipe.execute()
+        changed = [shard for shard, seen, current in zip(shards, before, now, strict=True)
+                   if seen is not None and current is not None and seen != current]
+        record = {shard.primary_seen: current
+                  for shard, seen, current in zip(shards, before, now, strict=True)
+                  if current is not None and seen != current}
+        return changed, record
+
+    def settle(self, record: dict[str, bytes]) -> None:
+        """Record the primaries ``changed`` found, once their shards' jobs are enqueued."""
+        if not record:
+            return
+        with translated(self._ctx.client, "recording the primaries' replication ids"):
+            pipe = self._ctx.client.pipeline(transaction=False)
+            for key, replid in record.items():
+                pipe.set(key, replid)
+            pipe.execute()
+
+    def _replids(self, shards: tuple[ShardKeys, ...]) -> list[bytes | None]:
+        """The replication id of the primary serving each shard now."""
+        client = self._ctx.client
+        if not cluster.is_cluster(client):
+            return [replication_id(client)] * len(shards)
+        by_node: dict[str, bytes | None] = {}
+        found = []
+        for shard in shards:
+            node = client.get_node_from_key(shard.primary_seen)
+            if node.name not in by_node:
+                by_node[node.name] = replication_id(client.get_redis_connection(node))
+            found.append(by_node[node.name])
+        return found
+

@@ -1,0 +1,67 @@
+"""The sweeper after a real promotion: a replica made primary (REPLICAOF NO ONE) without the
+primary's last writes, and the jobs those writes had moved on are enqueued again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from rookhaven import Document, RetrievalRequest
+from rookhaven.config import Settings
+from rookhaven.pipeline import Pipeline, RecordingDispatcher
+from rookhaven.store import Store
+from tests.conftest import free_port, start_redis_server, wait_until
+
+DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide") for i in range(20)]
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[redis.Redis, redis.Redis]]:
+    ports = free_port(), free_port()
+    procs = []
+    try:
+        for name, port, extra in (("p", ports[0], ()),
+                                  ("r", ports[1], ("--replicaof", "127.0.0.1", str(ports[0])))):
+            (tmp_path / name).mkdir()
+            procs.append(start_redis_server(tmp_path / name, port, "--repl-diskless-sync-delay",
+                                            "0", *extra))
+        primary, replica = (redis.Redis(port=port) for port in ports)
+        wait_until(lambda: replica.info("replication")["master_link_status"] == "up", 30,
+                   what="the replica to sync")
+        yield primary, replica
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_a_promotion_enqueues_again_the_jobs_whose_last_writes_it_lost(
+        pair: tuple[redis.Redis, redis.Redis]) -> None:
+    primary, replica = pair
+    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
+    old = Pipeline(Store(primary, "f"), RecordingDispatcher(), settings)
+    old.add_corpus(DOCS, "port")
+    running, delivered, queued = (r.job_id for r in old.submit_many(
+        [RetrievalRequest(query=f"berth {i}") for i in range(3)], "port"))
+    old.store.jobs.start([running], "w1")
+    old.store.jobs.deliver([delivered], "w1")
+    old.store.heartbeats.beat("w1", 600)  # a live worker holds both
+    first = old.sweep()
+    assert first.requeued == [] and first.failovers == 0  # young, or in live hands
+    assert primary.wait(1, 5000) == 1
+
+    replica.replicaof("NO", "ONE")  # promoted; the old primary keeps serving its clients
+    old.store.jobs.fail(queued, "lost", permanent=True, max_attempts=1)  # never replicated
+    assert old.sweep().failovers == 0  # the old primary's own history did not change
+
+    new = Pipeline(Store(replica, "f"), RecordingDispatcher(), settings)
+    assert new.job(queued).state == "queued"
+    swept = new.sweep()
+    assert swept.failovers == 1
+    assert set(swept.requeued) == {running, delivered, queued}
+    assert sorted(new.dispatcher.batches()[-1]) == sorted(swept.requeued)  # type: ignore[attr-defined]
+    again = new.sweep()
+    assert again.failovers == 0 and again.requeued == []  # recorded: once per change
