@@ -142,6 +142,12 @@ class PatientPipeline:
     def __len__(self) -> int:
         return len(self._queued)
 
+    def __enter__(self) -> PatientPipeline:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.reset()
+
     def execute(self, raise_on_error: bool = True) -> list[Any]:
         """Every queued command's answer, in order."""
         queued, self._queued = self._queued, []
