@@ -58,12 +58,18 @@ class Replication:
         self.min_replicas = min_replicas
         self.timeout = timeout
         self.patience = timeout if patience is None else max(patience, timeout)
+        self._last: frozenset[bytes] | None = None  # the ids the last confirmation saw
 
     def mark(self) -> frozenset[bytes] | None:
         """The replication ids of the primaries, taken before writing, for ``confirm`` to
-        compare (None when nothing is confirmed, or the server does not say)."""
+        compare (None when nothing is confirmed, or the server does not say).
+
+        The ids the last confirmation saw serve (no round trip): a primary replaced since
+        then is caught all the same, the writes made on its successor only made again."""
         if self.min_replicas == 0:
             return None
+        if self._last is not None:
+            return self._last
         with translated(self._ctx.client, "reading the primaries' replication ids"):
             found = Patience(self.patience, *_HEALING).call_with_retry(
                 lambda: {replication_id(client) for _, client, _ in self._primaries()},
@@ -91,7 +97,9 @@ class Replication:
                 f"ROOKHAVEN_REDIS_REPLICA_TIMEOUT): {where}. Give each primary named a replica "
                 "(INFO replication lists its own; after a failover, add one as "
                 "docs/operations.md says) or lower ROOKHAVEN_REDIS_MIN_REPLICAS") from None
-        if since is not None and None not in now and since - now:
+        seen = None if None in now else frozenset(i for i in now if i is not None)
+        self._last = seen
+        if since is not None and seen is not None and since - seen:
             raise PrimaryChangedError(
                 f"a primary written to while {doing} was replaced before its replicas "
                 f"confirmed the writes (a failover; primaries now at {describe(ctx.client)}): "
@@ -102,10 +110,10 @@ class Replication:
         naming the primaries short of replicas."""
         short, ids = [], set()
         for name, client, probe in self._primaries():
-            confirmed = self._wait(client, probe)
+            confirmed, replid = self._wait(client, probe)
             if confirmed < self.min_replicas:
                 short.append((name, confirmed))
-            ids.add(replication_id(client))
+            ids.add(replid)
         if short:
             raise _Short(short)
         return ids
@@ -129,13 +137,16 @@ class Replication:
                 found.append((f"primary {node.name}", client.get_redis_connection(node), key))
         return found
 
-    def _wait(self, client: Any, probe: str) -> int:
-        """WAIT on ``client``'s primary after a write there: how many replicas confirmed."""
+    def _wait(self, client: Any, probe: str) -> tuple[int, bytes | None]:
+        """WAIT on ``client``'s primary after a write there: how many replicas confirmed,
+        and the primary's replication id, in one round trip."""
         pipe = client.pipeline(transaction=False)
         pipe.incr(probe)
         pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
-        return int(pipe.execute()[1])
-
+        pipe.info("replication")
+        _, confirmed, info = pipe.execute()
+        replid = info.get("master_replid")
+        return int(confirmed), str(replid).encode() if replid else None
 
 def replication_id(client: Any) -> bytes | None:
     """The replication id of ``client``'s server: a promoted replica, or a restarted
