@@ -30,7 +30,11 @@ class Failovers:
         ctx = self._ctx
         shards = ctx.keys.shards
         with translated(ctx.client, "reading the primaries' replication ids"):
-            now = self._replids(shards)
+            if cluster.is_cluster(ctx.client):  # a node gone from a stale map: relearn it
+                now = ctx.client.patience.call_with_retry(lambda: self._replids(shards),
+                                                          lambda _error: ctx.client.relearn())
+            else:
+                now = self._replids(shards)
             pipe = ctx.client.pipeline(transaction=False)
             for shard in shards:
                 pipe.get(shard.primary_seen)
