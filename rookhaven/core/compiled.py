@@ -15,17 +15,28 @@ a command that never ranks (``rookhaven log``, ``store info``) does not pay its 
 ``njit(**options)(function)`` gives a ``Kernel`` that makes numba's dispatcher then, and
 puts dispatchers in place of every kernel named in that function's module, so a kernel
 calling another (inlined helpers) meets numba's own objects.
+
+numba's on-disk cache checks only the cached function's own file: a kernel whose callee
+or constant in another module changed would load the old machine code (numba documents
+both limits). So every cache index also records the digest of every source file of the
+core (``sources_digest``): an upgrade that changes any of them compiles afresh, and no
+output byte can come from code no longer shipped (ADR 0046).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 AVAILABLE = importlib.util.find_spec("numba") is not None
 _held = False
+_stamped: bool | None = None  # numba's cache locators extended yet (``_stamp_caches``)
+# The sources every kernel is compiled from: the core package, this file's directory.
+CORE = Path(__file__).resolve().parent
 
 
 class Kernel:
@@ -56,8 +67,11 @@ class Kernel:
                 return getattr(importlib.import_module(module), name)
             except (ImportError, AttributeError):  # pragma: no cover - numba's internals
                 pass
+        options = self.options
+        if options.get("cache") and not _stamp_caches():
+            options = {**options, "cache": False}
         from numba import njit as compiler
-        return compiler(**self.options)(self.py_func)
+        return compiler(**options)(self.py_func)
 
     @property
     def signatures(self) -> Any:
@@ -65,6 +79,45 @@ class Kernel:
 
     def __call__(self, *args: Any) -> Any:
         return self.dispatcher()(*args)
+
+
+def sources_digest(root: Path = CORE) -> str:
+    """The sha256 of every ``.py`` file under ``root`` (relative path and bytes, in path
+    order): what the compiled kernels of this release are made from."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _stamp_caches() -> bool:
+    """Make numba's cache index of every function carry ``sources_digest`` beside the
+    function's own file stamp, once: an index written from other core sources is stale.
+    False where numba's cache locators are not as expected: then nothing is cached."""
+    global _stamped
+    if _stamped is None:
+        try:
+            from numba.core import caching
+            digest = sources_digest()
+            kinds = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
+                     caching.UserWideCacheLocator)
+            caching.CacheImpl._locator_classes = [
+                _stamped_by(kind, digest) if kind in kinds else kind
+                for kind in caching.CacheImpl._locator_classes]
+            _stamped = True
+        except (ImportError, AttributeError):  # pragma: no cover - another numba's internals
+            _stamped = False
+    return _stamped
+
+
+def _stamped_by(kind: Any, digest: str) -> Any:
+    """numba's locator ``kind``, its source stamp extended by ``digest``."""
+    class Stamped(kind):  # type: ignore[misc]
+        def get_source_stamp(self) -> Any:
+            return (super().get_source_stamp(), digest)
+    Stamped.__name__ = Stamped.__qualname__ = f"CoreStamped{kind.__name__}"
+    return Stamped
 
 
 def _njit(**options: Any) -> Callable[[Callable[..., Any]], Kernel]:

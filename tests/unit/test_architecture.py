@@ -19,9 +19,11 @@ CORE_FORBIDDEN_MODULES = {"os", "sys", "time", "datetime", "random", "logging", 
                           # an installed stemmer's version would decide terms (ADR 0011)
                           "Stemmer", "snowballstemmer"}
 # The one place a compiled stemmer may be used, after it proved to be the vendored release;
-# and a lock (no clock, no I/O) for threads appending to one scorer's union pool.
+# a lock (no clock, no I/O) for threads appending to one scorer's union pool; and the stamp
+# of numba's kernel cache, which reads the core's own sources once a process (ADR 0046).
 CORE_ALLOWED = {("rookhaven/core/snowball/__init__.py", "Stemmer"),
-                ("rookhaven/core/providers/unions.py", "threading")}
+                ("rookhaven/core/providers/unions.py", "threading"),
+                ("rookhaven/core/compiled.py", "pathlib")}
 
 
 def _imports(path: Path) -> Iterator[str]:
