@@ -23,6 +23,8 @@ class ClusterNodes:
 
     directory: Path
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    # Each node's options beyond cluster mode: a fast failover, no persistence by default.
+    options: tuple[str, ...] = ("--cluster-node-timeout", "1000", "--appendonly", "no")
 
     @property
     def url(self) -> str:
@@ -102,7 +104,7 @@ class ClusterNodes:
         (home / "nodes.conf").unlink(missing_ok=True)
         self.procs[port] = start_redis_server(
             home, port, "--cluster-enabled", "yes", "--cluster-config-file",
-            str(home / "nodes.conf"), "--cluster-node-timeout", "1000", "--appendonly", "no")
+            str(home / "nodes.conf"), *self.options)
 
     def replace(self, dead: int) -> int:
         """The operator's step after a failover: a new, empty node joins as the replica of
@@ -169,11 +171,14 @@ def _node_port() -> int:
             return port
 
 
-def cluster(directory: Path, primaries: int = 3) -> Iterator[ClusterNodes]:
-    """``primaries`` primaries with a replica each, created with ``redis-cli --cluster``."""
+def cluster(directory: Path, primaries: int = 3,
+            options: tuple[str, ...] | None = None) -> Iterator[ClusterNodes]:
+    """``primaries`` primaries with a replica each, created with ``redis-cli --cluster``;
+    each node started with ``options`` (default: ``ClusterNodes.options``)."""
     if shutil.which("redis-cli") is None:
         pytest.skip("redis-cli is not installed (apt-get install redis-tools)")
-    nodes = ClusterNodes(directory)
+    nodes = ClusterNodes(directory) if options is None else ClusterNodes(directory,
+                                                                         options=options)
     try:
         for _ in range(2 * primaries):
             nodes.start(_node_port())

@@ -216,16 +216,25 @@ def test_reads_and_writes_after_a_promotion_relearn_the_slots_a_dead_primary_hel
 RIDE_JOBS = int(os.environ.get("ROOKHAVEN_TEST_CLUSTER_RIDE_JOBS", "6000"))
 
 
+@pytest.fixture
+def durable_nodes(tmp_path: Path) -> Iterator[ClusterNodes]:
+    """As the issue's operator ran it: AOF fsynced at every write, a 2 s node timeout."""
+    yield from cluster(tmp_path / "cluster", options=(
+        "--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "always"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("min_replicas", [1, 0])
 def test_every_client_rides_through_a_primary_killed_while_a_submit_enqueues(
-        nodes: ClusterNodes, broker_url: str, tmp_path: Path, min_replicas: int) -> None:
+        durable_nodes: ClusterNodes, broker_url: str, tmp_path: Path,
+        min_replicas: int) -> None:
     """Issue 55's run: ``submit --requests --wait`` of 6,000 jobs is enqueuing, an MCP server
     and ``verify --all`` run, when a primary whose last writes reached no replica is
     SIGKILLed; its replica is promoted, a new node joins as that one's replica, the dead node
     is forgotten, 500 slots are resharded. Nothing is restarted and every client exits 0
     with every result: writes a failover took are made again (by the submitter, the workers,
     the sweeper), never acknowledged as held."""
+    nodes = durable_nodes
     env = environment(nodes.url, f"rh-ride{min_replicas}", ROOKHAVEN_BROKER_URL=broker_url,
                       ROOKHAVEN_BATCH_SIZE="50", ROOKHAVEN_REDIS_MIN_REPLICAS=str(min_replicas),
                       ROOKHAVEN_REDIS_REPLICA_TIMEOUT="1", ROOKHAVEN_REDIS_TIMEOUT="120",
