@@ -71,10 +71,9 @@ class Replication:
         if self._last is not None:
             return self._last
         with translated(self._ctx.client, "reading the primaries' replication ids"):
-            found = Patience(self.patience, *_HEALING).call_with_retry(
+            return _all_known(Patience(self.patience, *_HEALING).call_with_retry(
                 lambda: {replication_id(client) for _, client, _ in self._primaries()},
-                lambda _error: self._relearn())
-        return None if None in found else frozenset(i for i in found if i is not None)
+                lambda _error: self._relearn()))
 
     def confirm(self, doing: str, since: frozenset[bytes] | None = None) -> None:
         """Return once ``min_replicas`` replicas hold every write made before this call;
@@ -88,7 +87,8 @@ class Replication:
             with translated(ctx.client, f"waiting for replicas after {doing}"):
                 now = waiting.call_with_retry(self._check, lambda _error: self._relearn())
         except _Short as exc:
-            where = ", ".join(f"{name} had {confirmed}" for name, confirmed in exc.short)
+            where = ", ".join(f"{f'primary {name}' if name else describe(ctx.client)} had "
+                              f"{confirmed}" for name, confirmed in exc.short)
             least = min(confirmed for _, confirmed in exc.short)
             raise ReplicationError(
                 f"only {least} of the {self.min_replicas} replicas required by "
@@ -97,8 +97,7 @@ class Replication:
                 f"ROOKHAVEN_REDIS_REPLICA_TIMEOUT): {where}. Give each primary named a replica "
                 "(INFO replication lists its own; after a failover, add one as "
                 "docs/operations.md says) or lower ROOKHAVEN_REDIS_MIN_REPLICAS") from None
-        seen = None if None in now else frozenset(i for i in now if i is not None)
-        self._last = seen
+        seen = self._last = _all_known(now)
         if since is not None and seen is not None and since - seen:
             raise PrimaryChangedError(
                 f"a primary written to while {doing} was replaced before its replicas "
@@ -125,16 +124,17 @@ class Replication:
             client.relearn()
 
     def _primaries(self) -> list[tuple[str, Any, str]]:
-        """(name, client, probe key) for each primary this process may have written to: the
-        one Redis, or each primary of a cluster with a key in its own slots."""
+        """(node name, client, probe key) for each primary this process may have written
+        to: the one Redis (named ""), or each primary of a cluster with a key in its own
+        slots."""
         client, probe = self._ctx.client, self._ctx.keys.replication_probe
         if not cluster.is_cluster(client):
-            return [(describe(client), client, probe)]
+            return [("", client, probe)]
         found = []
         for node in client.get_primaries():
             key = cluster.key_on(client, node, probe)
             if key is not None:  # a primary serving no slot holds nothing of ours
-                found.append((f"primary {node.name}", client.get_redis_connection(node), key))
+                found.append((node.name, client.get_redis_connection(node), key))
         return found
 
     def _wait(self, client: Any, probe: str) -> tuple[int, bytes | None]:
@@ -145,15 +145,23 @@ class Replication:
         pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
         pipe.info("replication")
         _, confirmed, info = pipe.execute()
-        replid = info.get("master_replid")
-        return int(confirmed), str(replid).encode() if replid else None
+        return int(confirmed), _replid(info)
 
 def replication_id(client: Any) -> bytes | None:
     """The replication id of ``client``'s server: a promoted replica, or a restarted
     server, has a new one (None where INFO is not served, as by fakeredis)."""
     try:
-        info = client.info("replication")
+        return _replid(client.info("replication"))
     except ResponseError:
         return None
+
+
+def _replid(info: dict[str, Any]) -> bytes | None:
+    """The replication id in an ``INFO replication`` answer, if it has one."""
     replid = info.get("master_replid")
     return str(replid).encode() if replid else None
+
+
+def _all_known(ids: set[bytes | None]) -> frozenset[bytes] | None:
+    """``ids`` if every primary said its id, else None (nothing to compare)."""
+    return None if None in ids else frozenset(i for i in ids if i is not None)

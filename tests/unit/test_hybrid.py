@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,6 +49,16 @@ def _cosine_order(vectors: np.ndarray, query: np.ndarray) -> list[int]:
     return sorted(live, key=lambda i: (-signed_square(i), i))
 
 
+def _random_index(seed: int, documents: int, zero_every: int) -> tuple[Any, Any, Any, Any]:
+    """Random int8 document vectors (every ``zero_every``-th all zeros), their radii and
+    sign codes, and a random int16-range query: a semantic index without a model."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.integers(-127, 128, size=(documents, 256)).astype(np.int8)
+    vectors[::zero_every] = 0
+    query = rng.integers(-32767, 32768, size=256).astype(np.int32)
+    return vectors, radii(vectors), sign_codes(vectors), query
+
+
 def test_semantic_keys_order_documents_as_their_exact_cosine_does() -> None:
     rng = np.random.default_rng(3)
     vectors = scaled(rng.integers(-500, 500, size=(300, 64)), 127).astype(np.int8)
@@ -66,11 +77,7 @@ def test_semantic_keys_order_documents_as_their_exact_cosine_does() -> None:
 @pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
 def test_the_compiled_semantic_list_is_the_reference_integers_over_many_documents() -> None:
     from rookhaven.core.semantic.lists import semantic_list
-    rng = np.random.default_rng(4)
-    vectors = rng.integers(-127, 128, size=(5000, 256)).astype(np.int8)
-    vectors[::97] = 0
-    query = rng.integers(-32767, 32768, size=256).astype(np.int32)
-    r, codes = radii(vectors), sign_codes(vectors)
+    vectors, r, codes, query = _random_index(4, 5000, 97)
     for limit, depth in ((500, 100), (10**6, 300)):
         live = semantic_list(vectors, r, codes, query, limit, depth)
         compiled.hold()
@@ -205,11 +212,7 @@ def test_a_rarity_weighted_query_is_recorded_and_ranks_on_both_paths() -> None:
 
 
 def test_the_prefilter_keeps_every_document_up_to_the_cuts_distance() -> None:
-    rng = np.random.default_rng(5)
-    vectors = rng.integers(-127, 128, size=(6000, 256)).astype(np.int8)
-    vectors[::31] = 0
-    query = rng.integers(-32767, 32768, size=256).astype(np.int32)
-    r, codes = radii(vectors), sign_codes(vectors)
+    vectors, r, codes, query = _random_index(5, 6000, 31)
     live = candidates(codes, r, query, 500)
     assert len(live) >= 500
     flips = np.array([bin(int(x)).count("1") for x in
