@@ -89,7 +89,7 @@ def measure(corpus: Path, out: Path, queries: list[Path], engine: str,
                             scorer.score_top(plan, k)
                             best[path][i] = min(best[path][i], time.perf_counter() - start)
                 for i, plan in enumerate(plans):
-                    lists, groups = scorer.list_table(plan)
+                    lists, groups, _ = scorer.list_table(plan)
                     lengths = [int((lists[groups[g]:groups[g + 1], 1]
                                     - lists[groups[g]:groups[g + 1], 0]).sum())
                                for g in range(len(groups) - 1)]

@@ -51,10 +51,11 @@ def _kernel(scorer: Bm25Scorer, plan: Plan, k: int,
     if whole:
         ords, units = scorer.score_top(plan, k)
     else:
-        lists, groups = scorer.list_table(plan)
+        lists, groups, additive = scorer.list_table(plan)
         found = kernel.top_candidates(
-            scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
-            1 << scorer.coverage_bits, scorer.coverage, len(plan), pool=scorer.unions.arrays)
+            scorer.docs, scorer.impacts, lists, groups, additive, scorer.n_docs,
+            scorer.weight_bits, k, 1 << scorer.coverage_bits, scorer.coverage, len(plan),
+            pool=scorer.unions.arrays)
         assert found is not None
         ords, units = found
     order = np.argsort(ords)
@@ -171,10 +172,10 @@ def _plain_top(plain: types.ModuleType, scorer: Bm25Scorer, plan: Plan, k: int,
                max_pruned: int, sums: np.ndarray) -> tuple[list[int], list[int]]:
     """The uncompiled kernel's answer for ``plan`` (windows of 50: not whole blocks of the
     exhaustive filter's 64), by ordinal."""
-    lists, groups = scorer.list_table(plan)
+    lists, groups, additive = scorer.list_table(plan)
     ords, units, _ = plain._top_candidates(
-        scorer.docs, scorer.impacts, lists, groups, scorer.n_docs, scorer.weight_bits, k,
-        1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
+        scorer.docs, scorer.impacts, lists, groups, additive, scorer.n_docs, scorer.weight_bits,
+        k, 1 << scorer.coverage_bits, scorer.coverage, len(plan), plain.SMALL_LIST, 50,
         max_pruned, -1.0, 0.0, *scorer.unions.arrays, sums)
     order = np.argsort(ords)
     return np.asarray(ords)[order].tolist(), np.asarray(units)[order].tolist()
@@ -252,9 +253,9 @@ def test_plans_the_packed_sums_cannot_hold_are_scored_exactly_elsewhere(
         n_docs=n_docs, coverage=1 << 14, coverage_bits=16, weight_bits=16)
     one = 1 << 16
     plan: Plan = [(qtf, ((t, one),)) for t in range(n_terms if qtf == 1 else 12)]
-    lists, groups = scorer.list_table(plan)
-    assert kernel.top_candidates(scorer.docs, scorer.impacts, lists, groups, n_docs, 16, 10,
-                                 1 << 16, 1 << 14, len(plan)) is None
+    lists, groups, additive = scorer.list_table(plan)
+    assert kernel.top_candidates(scorer.docs, scorer.impacts, lists, groups, additive, n_docs,
+                                 16, 10, 1 << 16, 1 << 14, len(plan)) is None
     for k in (1, 10, 100):
         assert _kernel(scorer, plan, k) == _reference(scorer, plan, k)
 

@@ -53,20 +53,36 @@ def _several(index: Bm25PrfIndex) -> list[tuple[tuple[int, int], ...]]:
     return sorted(e for e in found if len(e) > 1)
 
 
-def test_a_pooled_term_holds_each_document_once_at_its_best_value() -> None:
+def test_a_pooled_term_sums_to_its_best_value_and_counts_each_document_once() -> None:
     index = _fresh(1 << 20)
     scorer, expansions = index.scorer, _several(index)
     assert len(expansions) >= 3
+    one = 1 << scorer.weight_bits
+    differences = 0
     for expansion in expansions:
-        found = scorer.unions.range_of(expansion, scorer._starts)
+        found = scorer.unions.parts_of(expansion, scorer._starts)
         assert found is not None
-        start, end, best = found
         docs, values = scorer.unions.arrays
+        base_d, base_v = scorer.group((expansion[found.base],))
+        assert len(base_d) == max(len(scorer.group((e,))[0]) for e in expansion)
+        summed = dict(zip(base_d.tolist(), base_v.tolist(), strict=True))
+        counted = dict.fromkeys(base_d.tolist(), 1)
+        for start, end, count in found.rows:
+            part = docs[start:end].tolist()
+            assert part == sorted(set(part))  # ascending, each document once
+            for doc, value in zip(part, values[start:end].tolist(), strict=True):
+                assert value > 0
+                summed[doc] = summed.get(doc, 0) + value
+                counted[doc] = counted.get(doc, 0) + count
+            differences += count == 0
         want_d, want_v = scorer.group(expansion)
-        assert docs[start:end].tolist() == want_d.tolist()
-        assert values[start:end].tolist() == want_v.tolist()
-        assert best == int(want_v.max())
-        assert scorer.unions.range_of(expansion, scorer._starts) == found  # kept, not redone
+        assert summed == dict(zip(want_d.tolist(), want_v.tolist(), strict=True))
+        assert counted == dict.fromkeys(want_d.tolist(), 1)
+        others = tuple(e for i, e in enumerate(expansion) if i != found.base)
+        assert found.best == int(scorer.group(others)[1].max())
+        assert all(w <= one for _, w in expansion)
+        assert scorer.unions.parts_of(expansion, scorer._starts) is found  # kept, not redone
+    assert differences > 0  # some base held a document below an extension's value
 
 
 @pytest.mark.parametrize("max_pruned", [0, 100])
@@ -79,7 +95,7 @@ def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
     force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", 64)
     monkeypatch.setattr(kernel, "SMALL_LIST", small)
-    index = _fresh(900)  # room for a few merged terms only
+    index = _fresh(300)  # room for a few merged terms only (their parts: 39 to 394 postings)
     scorer = index.scorer
     rng = random.Random(max_pruned)
     words = [*WORDS, "wid", "w1"]
@@ -89,14 +105,14 @@ def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
         k = rng.choice([1, 5, 37, 5000])
         for plan in (index.plan(terms), index.base_plan(terms)):
             assert _kernel(scorer, plan, k, whole) == _reference(scorer, plan, k), (terms, k)
-            lists, groups = scorer.list_table(plan)
+            lists, groups, additive = scorer.list_table(plan)
             pooled = bool((lists[:, 0] >= len(scorer.docs)).any())
-            mixed += pooled and bool((np.diff(groups) > 1).any())
+            mixed += pooled and bool(((np.diff(groups) > 1) & (additive == 0)).any())
     assert mixed > 0
     pool = scorer.unions
-    kept = [e for e in _several(index) if pool.range_of(e, scorer._starts) is not None]
+    kept = [e for e in _several(index) if pool.parts_of(e, scorer._starts) is not None]
     assert kept and len(kept) < len(_several(index))  # some pooled, some refused
-    assert len(pool.arrays[0]) <= 900
+    assert len(pool.arrays[0]) <= 300
 
 
 def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
@@ -109,6 +125,8 @@ def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
         terms = [rng.choice(words) for _ in range(rng.randint(1, 6))]
         plans.append((index.base_plan(terms), rng.choice([1, 10, 100])))
     want = [_reference(scorer, plan, k) for plan, k in plans]
+    # Some term's base holds a document below another list's value: a row counted 0.
+    assert any((scorer.list_table(plan)[0][:, 5] == 0).any() for plan, _ in plans)
     failures: list[int] = []
     barrier = threading.Barrier(4)
 
@@ -132,7 +150,7 @@ def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
 @pytest.mark.parametrize("small", [kernel.SMALL_LIST, 4])
 def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
         max_pruned: int, whole: bool, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    index = _fresh(900)
+    index = _fresh(300)
     scorer = index.scorer
     plain = _uncompiled_kernel(monkeypatch)
     monkeypatch.setattr(plain, "SMALL_LIST", small)
@@ -155,23 +173,25 @@ def test_a_full_pool_merges_nothing_it_cannot_keep_and_forgets_its_refusals(
     merged: list[int] = []
     monkeypatch.setattr(kernel, "union", lambda *args: merged.append(1) or
                         kernel._union(args[0], args[1], np.ascontiguousarray(args[2]), args[3]))
-    # Too small for any one list: nothing is merged only to be thrown away.
-    tiny = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, capacity=1)
-    assert all(tiny.range_of(e, scorer._starts) is None for e in expansions)
-    assert merged == [] and not tiny._refused
-    # Room for the longest list but not the union: merged once, refused, not merged again.
-    expansion = max(expansions, key=lambda e: len(scorer.group(e)[0]))
-    longest = max(scorer._starts[t + 1] - scorer._starts[t] for t, _ in expansion)
-    pool = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, capacity=longest)
-    assert len(scorer.group(expansion)[0]) > longest
+    # No room at all: nothing is merged only to be thrown away.
+    full = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, capacity=0)
+    assert all(full.parts_of(e, scorer._starts) is None for e in expansions)
+    assert merged == [] and not full._refused
+    # Room for less than a term's parts: merged once, refused, not merged again.
+    sizes = {e: sum(end - start for start, end, _ in scorer.unions.parts_of(
+        e, scorer._starts).rows) for e in expansions}
+    expansion = max(expansions, key=lambda e: sizes[e])
+    merged.clear()
+    pool = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits,
+                     capacity=sizes[expansion] - 1)
     for _ in range(3):
-        assert pool.range_of(expansion, scorer._starts) is None
-    assert len(merged) == 1 and len(pool.arrays[0]) == 0
+        assert pool.parts_of(expansion, scorer._starts) is None
+    assert len(merged) == 1 and pool.used == 0 and len(pool.arrays[0]) == 0
     # The refusals are forgotten in a batch: a full pool's memory does not grow with queries.
     monkeypatch.setattr(unions, "REFUSED_MEMO", 2)
-    one = np.ones(longest + 1, dtype=np.int32)
+    one = np.ones(sizes[expansion], dtype=np.int32)
     for term in range(5):
-        pool._add(((term, 1 << 16), (term + 1, 1 << 16)), one, one)
+        pool._add(((term, 1 << 16), (term + 1, 1 << 16)), 0, 1, ((one, one, 1),))
         assert len(pool._refused) <= 2
 
 
@@ -186,7 +206,7 @@ def test_the_last_document_counts_in_every_list_of_a_term_of_several(
     scorer = index.scorer
     scorer.__dict__["unions"] = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits, 0)
     plan = index.base_plan(["berth", "pilot"])
-    _, groups = scorer.list_table(plan)
+    _, groups, _ = scorer.list_table(plan)
     assert (np.diff(groups) > 1).all()  # both terms several lists, none pooled
     got = _kernel(scorer, plan, 5000)  # such terms are added per window, array lent or not
     assert got == _reference(scorer, plan, 5000)

@@ -12,9 +12,10 @@ into a window-sized accumulator (small enough to stay in cache), the candidates 
 non-essential terms could still lift to the cut are kept, and those terms are then looked
 up per candidate, or scanned over the window when the candidates are many. A query term
 is a group of postings lists (itself, its prefix extensions, its synonyms) whose value
-for a document is the best of them; a term's short lists are merged first, unless the
-scorer already holds the group merged (``unions.py``): list rows that start past the
-index's postings are ranges of that pool.
+for a document is the best of them; a term's short lists are merged first. A term the
+scorer holds in its pool (``unions.py``) is additive instead: its longest list plus the
+pool's parts of the others, whose sum is that best (ADR 0047); list rows that start past
+the index's postings are ranges of that pool.
 
 A plan with more than ``MAX_PRUNED`` query terms (bm25@3's feedback query: the query's terms
 and ten light expansion terms) skips the pruning: every posting is added and each window's
@@ -184,12 +185,13 @@ def _merge_into(ad: Any, av: Any, n: int, docs: Any, values: Any, s: int, e: int
     return np.int64(m)
 
 
-def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, small: int,
-                pool_d: Any, pool_v: Any) -> Any:
+def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, additive: Any, wbits: int,
+                small: int, pool_d: Any, pool_v: Any) -> Any:
     """Each query term's short lists (prefix extensions, synonyms) merged into one list of
     their own, so a lookup seeks once in it instead of once in each. Returns the merged
-    postings and the new list table, rows (source, start, end, weight, bound, qtf) where
-    source 1 means the merged postings (already weighted: weight is one).
+    postings and the new list table, rows (source, start, end, weight, bound, qtf, count)
+    where source 1 means the merged postings (already weighted: weight is one). The rows of
+    an additive term are summed, not folded: they stay as they are.
 
     Rows starting at or past ``len(docs)`` are the pool's (``pool_d/pool_v``, offset by
     ``len(docs)``): groups the scorer merged before. With nothing left to fold, the pool
@@ -203,9 +205,9 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, sm
         for li in range(groups[g], groups[g + 1]):
             if lists[li, 0] < n_index and lists[li, 1] - lists[li, 0] < small:
                 shorts += 1
-        folds = folds or shorts >= 2
+        folds = folds or (shorts >= 2 and additive[g] == 0)
     if not folds:
-        table = np.empty((len(lists), 6), dtype=np.int64)
+        table = np.empty((len(lists), 7), dtype=np.int64)
         for li in range(len(lists)):
             table[li, 1:] = lists[li]
             table[li, 0] = 0
@@ -225,7 +227,7 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, sm
     a_v = np.empty(total, dtype=np.int32)
     b_d = np.empty(total, dtype=np.int32)
     b_v = np.empty(total, dtype=np.int32)
-    table = np.empty((len(lists), 6), dtype=np.int64)
+    table = np.empty((len(lists), 7), dtype=np.int64)
     new_groups = np.zeros(n_groups + 1, dtype=np.int64)
     rows, used = 0, 0
     for g in range(n_groups):
@@ -233,6 +235,8 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, sm
         for li in range(groups[g], groups[g + 1]):
             if lists[li, 0] < n_index and lists[li, 1] - lists[li, 0] < small:
                 shorts += 1
+        if additive[g] != 0:
+            shorts = 0
         n = 0
         top = np.int64(0)
         for li in range(groups[g], groups[g + 1]):
@@ -258,6 +262,7 @@ def _fold_small(docs: Any, impacts: Any, lists: Any, groups: Any, wbits: int, sm
             merged_v[used:used + n] = a_v[:n]
             table[rows, 0], table[rows, 1], table[rows, 2] = 1, used, used + n
             table[rows, 3], table[rows, 4], table[rows, 5] = one, top, lists[groups[g], 4]
+            table[rows, 6] = 1
             rows += 1
             used += n
         new_groups[g + 1] = rows
@@ -327,28 +332,29 @@ def _gather(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, l
 
 def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
           pos: Any, w0: int, w1: int, wbits: int, acc: Any, gval: Any, gt: Any,
-          touched: Any, nt: int, add: bool, track: bool = True) -> int:
+          touched: Any, nt: int, add: bool, track: bool = True, additive: bool = False) -> int:
     """Accumulate one query term (list rows ``lo:hi``) over the window ``[w0, w1)``.
 
     With ``add``, documents met for the first time join ``touched`` (unless ``track`` is
     false: the exhaustive path keeps no list); without, only documents already there
-    (``acc > 0``) are updated. Returns the new touched count. A term of one list is added
-    by the kernel's own loops, never here."""
+    (``acc > 0``) are updated. Returns the new touched count. A term of one list, or an
+    additive one, is added by the kernel's own loops, never here."""
     if hi == lo:  # a query term the index lacks: no lists
         return nt
     q = lists[lo, 5]
-    if hi - lo == 1:
-        ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
-        w, e = lists[lo, 3], lists[lo, 2]
-        p = _seek(ds, pos[lo], e, w0)
+    if hi - lo == 1 or additive:
         if add:
-            raise AssertionError("one-list terms are added by the kernel's loop")
-        pe = _seek(ds, p, e, w1)
-        for j in range(_u(p), _u(pe)):
-            dl = _u(ds[j] - w0)
-            if acc[dl] > 0:
-                acc[dl] += ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + 1
-        pos[lo] = pe
+            raise AssertionError("one-list and additive terms are added by the kernel's loop")
+        for li in range(lo, hi):
+            ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+            w, e, c = lists[li, 3], lists[li, 2], lists[li, 6]
+            p = _seek(ds, pos[li], e, w0)
+            pe = _seek(ds, p, e, w1)
+            for j in range(_u(p), _u(pe)):
+                dl = _u(ds[j] - w0)
+                if acc[dl] > 0:
+                    acc[dl] += ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + c
+            pos[li] = pe
         return nt
     # Several lists: a document's value is its best among them. The shorter lists are
     # gathered in ``gval`` first; the longest (most of the postings) is then streamed with
@@ -383,22 +389,30 @@ def _scan(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo:
 
 
 def _probe(docs: Any, impacts: Any, merged_d: Any, merged_v: Any, lists: Any, lo: int, hi: int,
-           pos: Any, w0: int, wbits: int, acc: Any, cand: Any, nc: int, gval: Any) -> None:
-    """Look each candidate (ascending) up in one query term's lists; add its best value."""
+           pos: Any, w0: int, wbits: int, acc: Any, cand: Any, nc: int, gval: Any,
+           additive: bool = False) -> None:
+    """Look each candidate (ascending) up in one query term's lists; add its best value (an
+    additive term: the sum of what each row holds, each row's count)."""
     if hi == lo:
         return
     q = lists[lo, 5]
     for li in range(lo, hi):
         ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
-        w, e = lists[li, 3], lists[li, 2]
+        w, e, c = lists[li, 3], lists[li, 2], lists[li, 6]
         p = pos[li]
         for i in range(_u(nc)):
             d = w0 + cand[i]
             p = _seek(ds, p, e, d)
             if p < e and ds[_u(p)] == d:
                 dl = _u(cand[i])
-                gval[dl] = max(gval[dl], _weighted(np.int64(vs[_u(p)]), w, wbits))
+                v = _weighted(np.int64(vs[_u(p)]), w, wbits)
+                if additive:
+                    acc[dl] += ((q * v) << COUNT_BITS) + c
+                else:
+                    gval[dl] = max(gval[dl], v)
         pos[li] = p
+    if additive:
+        return
     for i in range(_u(nc)):
         dl = _u(cand[i])
         best = gval[dl]
@@ -456,7 +470,8 @@ def _prunes(length: Any, k: int, max_pruned: int, share_at: float, share_slope: 
     return bool(longest >= (share_at - share_slope * np.log10(total / k)) * total)
 
 
-def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_docs: int,
+def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, additive: Any,
+                    n_docs: int,
                     wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
                     window: int, max_pruned: int, share_at: float, share_slope: float,
                     pool_d: Any, pool_v: Any, whole_acc: Any) -> Any:
@@ -464,8 +479,8 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), True
     if not _packable(given, given_groups):
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), False
-    merged_d, merged_v, lists, groups = _fold_small(docs, impacts, given, given_groups, wbits,
-                                                    small, pool_d, pool_v)
+    merged_d, merged_v, lists, groups = _fold_small(docs, impacts, given, given_groups,
+                                                    additive, wbits, small, pool_d, pool_v)
     n_groups = len(groups) - 1
     bound = np.zeros(n_groups, dtype=np.int64)  # the most a term adds to a document
     length = np.zeros(n_groups, dtype=np.int64)
@@ -496,26 +511,23 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
     # query term is one list (or none): ADR 0041.
     whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: whole_sums
     for g in range(n_groups):
-        whole = whole and groups[g + 1] - groups[g] <= 1
+        whole = whole and (groups[g + 1] - groups[g] <= 1 or additive[g] != 0)
     if whole:
         # Each term's postings added in one run: per window and term, two seeks and a loop's
         # start cost ~100 ns, a fifth of the q8 kernel at 100k documents. The windows are
         # then scored in the same order, against the same cuts. The loop repeats the
         # per-window one below: one loop over spans (a window, or every document) cost the
         # q8 kernel 4-8% more.
-        for g in range(n_groups):
-            lo = groups[g]
-            if groups[g + 1] == lo:  # a query term the index lacks
-                continue
-            ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
-            q, w, p, e = lists[lo, 5], lists[lo, 3], lists[lo, 1], lists[lo, 2]
+        for li in range(len(lists)):  # every row of every term: one list each, or additive
+            ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+            q, w, p, e, c = lists[li, 5], lists[li, 3], lists[li, 1], lists[li, 2], lists[li, 6]
             if w == one:
                 for j in range(_u(p), _u(e)):
-                    whole_acc[_u(ds[j])] += ((q * np.int64(vs[j])) << COUNT_BITS) + 1
+                    whole_acc[_u(ds[j])] += ((q * np.int64(vs[j])) << COUNT_BITS) + c
             else:
                 for j in range(_u(p), _u(e)):
                     v = _weighted(np.int64(vs[j]), w, wbits)
-                    whole_acc[_u(ds[j])] += ((q * v) << COUNT_BITS) + 1
+                    whole_acc[_u(ds[j])] += ((q * v) << COUNT_BITS) + c
         acc = whole_acc
     if exhaustive:
         # Many terms of small weight (a feedback query, ADR 0018), or no one long list to
@@ -527,25 +539,26 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
             at = _u(w0) if whole else _u(0)  # the window's first document in ``acc``
             for g in range(0 if whole else n_groups):
                 lo = groups[g]
-                if groups[g + 1] - lo != 1:  # several lists, or none
+                if groups[g + 1] - lo != 1 and additive[g] == 0:  # several lists, or none
                     _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos, w0,
                           w1, wbits, acc, gval, gt, touched, 0, True, False)
                     continue
-                # One list: added here, not in a helper. A call per window and term, even
-                # one numba inlines, cost ~100 ns: at 100k documents a third of the path's
-                # fixed cost (ADR 0018, addendum 2).
-                ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
-                q, w, e = lists[lo, 5], lists[lo, 3], lists[lo, 2]
-                p = _seek(ds, pos[lo], e, w0)
-                pe = _seek(ds, p, e, w1)
-                if w == one:
-                    for j in range(_u(p), _u(pe)):
-                        acc[_u(ds[j] - w0)] += ((q * np.int64(vs[j])) << COUNT_BITS) + 1
-                else:
-                    for j in range(_u(p), _u(pe)):
-                        v = _weighted(np.int64(vs[j]), w, wbits)
-                        acc[_u(ds[j] - w0)] += ((q * v) << COUNT_BITS) + 1
-                pos[lo] = pe
+                # One list (or an additive term's rows, each): added here, not in a helper.
+                # A call per window and term, even one numba inlines, cost ~100 ns: at 100k
+                # documents a third of the path's fixed cost (ADR 0018, addendum 2).
+                for li in range(lo, groups[g + 1]):
+                    ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+                    q, w, e, c = lists[li, 5], lists[li, 3], lists[li, 2], lists[li, 6]
+                    p = _seek(ds, pos[li], e, w0)
+                    pe = _seek(ds, p, e, w1)
+                    if w == one:
+                        for j in range(_u(p), _u(pe)):
+                            acc[_u(ds[j] - w0)] += ((q * np.int64(vs[j])) << COUNT_BITS) + c
+                    else:
+                        for j in range(_u(p), _u(pe)):
+                            v = _weighted(np.int64(vs[j]), w, wbits)
+                            acc[_u(ds[j] - w0)] += ((q * v) << COUNT_BITS) + c
+                    pos[li] = pe
             # The window's documents that may reach the cut. Every match sums to at least 1
             # (impacts and weights are), so a sum of at least max(theta, 1) says it (the
             # count's bits below it). Per block of 64 (fixed, so LLVM vectorizes the
@@ -594,32 +607,34 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
         for gi in range(n_ne, n_groups):
             g = by_bound[gi]
             lo = groups[g]
-            if groups[g + 1] - lo != 1:  # several lists, or none
+            if groups[g + 1] - lo != 1 and additive[g] == 0:  # several lists, or none
                 nt = _scan(docs, impacts, merged_d, merged_v, lists, lo, groups[g + 1], pos,
                            w0, w1, wbits, acc, gval, gt, touched, nt, True)
                 continue
-            # One list, added here rather than in a helper (~100 ns a call, per window and
-            # essential term: ADR 0018, addendum 2).
-            ds, vs = (docs, impacts) if lists[lo, 0] == 0 else (merged_d, merged_v)
-            q, w, e = lists[lo, 5], lists[lo, 3], lists[lo, 2]
-            p = _seek(ds, pos[lo], e, w0)
-            pe = _seek(ds, p, e, w1)
-            if nt == 0:
-                # The window's first term: every document is new (the arrays are all zero),
-                # so no branch per posting; 10-14% of the kernel on syn100k.
-                for j in range(_u(p), _u(pe)):
-                    dl = _u(ds[j] - w0)
-                    touched[_u(nt)] = dl
-                    nt += 1
-                    acc[dl] = ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + 1
-            else:
-                for j in range(_u(p), _u(pe)):
-                    dl = _u(ds[j] - w0)
-                    if acc[dl] == 0:
+            # One list (or an additive term's rows, each), added here rather than in a
+            # helper (~100 ns a call, per window and essential term: ADR 0018, addendum 2).
+            for li in range(lo, groups[g + 1]):
+                ds, vs = (docs, impacts) if lists[li, 0] == 0 else (merged_d, merged_v)
+                q, w, e, c = lists[li, 5], lists[li, 3], lists[li, 2], lists[li, 6]
+                p = _seek(ds, pos[li], e, w0)
+                pe = _seek(ds, p, e, w1)
+                if nt == 0:
+                    # The window's first list: every document is new (the arrays are all
+                    # zero), so no branch per posting; 10-14% of the kernel on syn100k. Every
+                    # value is at least 1, so a document's entry is nonzero once added.
+                    for j in range(_u(p), _u(pe)):
+                        dl = _u(ds[j] - w0)
                         touched[_u(nt)] = dl
                         nt += 1
-                    acc[dl] += ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + 1
-            pos[lo] = pe
+                        acc[dl] = ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + c
+                else:
+                    for j in range(_u(p), _u(pe)):
+                        dl = _u(ds[j] - w0)
+                        if acc[dl] == 0:
+                            touched[_u(nt)] = dl
+                            nt += 1
+                        acc[dl] += ((q * _weighted(np.int64(vs[j]), w, wbits)) << COUNT_BITS) + c
+                pos[li] = pe
         cand[:nt] = touched[:nt]
         nc = _drop_hopeless(cand, nt, acc, ne_total, n_ne, theta, cov_one, cov_c, distinct)
         rest = ne_total
@@ -637,10 +652,10 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, n_do
                     cand[:nc].sort()
                     ordered = True
                 _probe(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                       w0, wbits, acc, cand, nc, gval)
+                       w0, wbits, acc, cand, nc, gval, additive[g] != 0)
             else:
                 _scan(docs, impacts, merged_d, merged_v, lists, groups[g], groups[g + 1], pos,
-                      w0, w1, wbits, acc, gval, gt, touched, 0, False)
+                      w0, w1, wbits, acc, gval, gt, touched, 0, False, True, additive[g] != 0)
             rest -= bound[g]
             # Filter again only once the bound left has fallen by a quarter: a light term
             # drops few candidates, and a pass over them all per term cost 5-9% (ADR 0018).
@@ -711,25 +726,30 @@ _kernel = njit(cache=True, nogil=True)(_top_candidates) if njit is not None else
 
 
 def top_candidates(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
-                   lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], n_docs: int,
-                   wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
-                   window: int | None = None, pool: tuple[Any, Any] | None = None,
+                   lists: npt.NDArray[np.int64], groups: npt.NDArray[np.int64],
+                   additive: npt.NDArray[np.int64], n_docs: int, wbits: int, k: int,
+                   cov_one: int, cov_c: int, distinct: int, window: int | None = None,
+                   pool: tuple[Any, Any] | None = None,
                    sums: npt.NDArray[np.int64] | None = None) -> tuple[Any, Any] | None:
     """Documents scoring at least the k-th best score (ties included) and their scores;
     None for a plan the packed sums cannot hold (``COUNT_BITS``): score it otherwise.
 
-    ``lists`` rows are (start, end, weight, bound, qtf): a postings range, the weight its
-    impacts are scaled by, the most it can add to a document (qtf and weight applied) and
-    its query term's count; query term ``g`` owns rows ``groups[g]:groups[g+1]``. A row
-    starting at ``len(docs)`` or past it is a range of ``pool`` (documents and values,
-    offset by ``len(docs)``), a query term's lists merged before (``union``). ``sums``
-    (``whole_sums(n_docs)``), if given, is where an exhaustive plan adds its sums: it must be
-    zero, it is zero again on return, and no other call may use it meanwhile.
+    ``lists`` rows are (start, end, weight, bound, qtf, count): a postings range, the weight
+    its impacts are scaled by, the most its query term can add to a document (qtf and weight
+    applied), the term's count in the query, and what a document found in it adds to its
+    matched count (1, or 0: see below); query term ``g`` owns rows ``groups[g]:groups[g+1]``.
+    A term's value for a document is the best of its rows, or, where ``additive[g]`` is not
+    0, their sum: a list of the index plus the pool's parts of its other lists
+    (``unions.py``), whose count-0 row holds only documents the others hold. A row starting
+    at ``len(docs)`` or past it is a range of ``pool`` (documents and values, offset by
+    ``len(docs)``). ``sums`` (``whole_sums(n_docs)``), if given, is where an exhaustive plan
+    adds its sums: it must be zero, it is zero again on return, and no other call may use it
+    meanwhile.
     """
     assert _kernel is not None
     pool_d, pool_v = pool if pool is not None else (_EMPTY, _EMPTY)
-    ords, scores, held = _kernel(docs, impacts, lists, groups, n_docs, wbits, k, cov_one,
-                                 cov_c, distinct, SMALL_LIST,
+    ords, scores, held = _kernel(docs, impacts, lists, groups, additive, n_docs, wbits, k,
+                                 cov_one, cov_c, distinct, SMALL_LIST,
                                  window or (WINDOW if n_docs < LARGE else LARGE_WINDOW),
                                  MAX_PRUNED, *PRUNE_SHARE, pool_d, pool_v,
                                  _EMPTY_SUMS if sums is None else sums)

@@ -119,30 +119,40 @@ class Bm25Scorer:
         """Query terms of several lists, each merged once (``unions.py``)."""
         return UnionPool(self.docs, self.impacts, self.weight_bits)
 
-    def list_table(self, plan: Plan) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The kernel's list table: rows (start, end, weight, bound, qtf) per list, the bound
-        being the most that list (weight and qtf applied) adds to a document, and each query
-        term's first row (``groups``). A term of several lists is one row of the union
-        pool where it fits there (offset by the index's postings: ``kernel.top_candidates``)."""
+    def list_table(self, plan: Plan) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                              npt.NDArray[np.int64]]:
+        """The kernel's list table: rows (start, end, weight, bound, qtf, count) per list, the
+        bound being the most its query term (weight and qtf applied) adds to a document, each
+        query term's first row (``groups``) and whether its rows add up (``additive``). A term
+        of several lists is its longest list and the union pool's parts of the others where
+        they fit there (rows offset by the index's postings: ``kernel.top_candidates``)."""
         starts, top, bits = self._starts, self.term_max, self.weight_bits
         one = 1 << bits
         unions, n_index = (self.unions if compiled.live() else None), len(self.docs)
         flat: list[int] = []  # one flat list: numpy reads it 2.5x faster than row tuples
         groups = [0]
+        additive: list[int] = []
         for qtf, expansion in plan:
-            pooled = None
+            parts = None
             if unions is not None and len(expansion) > 1:
-                pooled = unions.range_of(expansion, starts)
-            if pooled is not None:
-                start, end, best = pooled
-                flat += (n_index + start, n_index + end, one, qtf * best, qtf)
+                parts = unions.parts_of(expansion, starts)
+            if parts is not None:
+                # Every row of an additive term carries the term's bound: the most its sum
+                # adds is the best of its lists, the base's or the others'.
+                t, w = expansion[parts.base]
+                bound = qtf * max(top[t] if w == one else max((top[t] * w) >> bits, 1),
+                                  parts.best)
+                flat += (starts[t], starts[t + 1], w, bound, qtf, 1)
+                for start, end, count in parts.rows:
+                    flat += (n_index + start, n_index + end, one, bound, qtf, count)
             else:
                 for t, w in expansion:
                     bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
-                    flat += (starts[t], starts[t + 1], w, qtf * bound, qtf)
-            groups.append(len(flat) // 5)
-        return (np.array(flat, dtype=np.int64).reshape(len(flat) // 5, 5),
-                np.array(groups, dtype=np.int64))
+                    flat += (starts[t], starts[t + 1], w, qtf * bound, qtf, 1)
+            groups.append(len(flat) // 6)
+            additive.append(parts is not None)
+        return (np.array(flat, dtype=np.int64).reshape(len(flat) // 6, 6),
+                np.array(groups, dtype=np.int64), np.array(additive, dtype=np.int64))
 
     def _borrow(self) -> IntArray | None:
         """An array for the kernel's sums of all documents, where it takes one."""
@@ -154,10 +164,10 @@ class Bm25Scorer:
             return kernel.whole_sums(self.n_docs)
 
     def _kernel_top(self, plan: Plan, k: int) -> tuple[IntArray, IntArray] | None:
-        lists, groups = self.list_table(plan)
+        lists, groups, additive = self.list_table(plan)
         sums = self._borrow()
         found = kernel.top_candidates(
-            self.docs, self.impacts, lists, groups, self.n_docs, self.weight_bits, k,
+            self.docs, self.impacts, lists, groups, additive, self.n_docs, self.weight_bits, k,
             1 << self.coverage_bits, self.coverage, len(plan), pool=self.unions.arrays,
             sums=sums)
         # Not in a ``finally``: an array a failed call left half written is dropped.

@@ -1,25 +1,30 @@
 """A scorer's pool of merged query terms: each term of several lists, merged once, reused.
 
 A query term with prefix extensions or synonyms is a group of postings lists whose value for
-a document is the best of them. The kernel used to take that best per window in every
-request, and for bm25@3 twice (its first pass and its feedback pass score the same query
-terms). The merged list (each document once, at its best weighted value) depends only on
-the index and the term's expansion, both fixed once built, so it is computed once and kept:
-a pooled term then streams like a term of one list. Scores are the same integers either way
-(ADR 0019).
+a document is the best of them. Taking that best per window in every request costs the
+kernel a quarter of its time or more (a gather per list, ADR 0019), so it is done once per
+expansion and kept: the expansion depends only on the index, fixed once built.
 
-The pool is append-only and bounded: a merge that no longer fits is not kept (the kernel
-folds that term per request, as before), so memory never grows past ``capacity`` postings
-(and ``REFUSED_MEMO`` refusals) and a range, once handed out, is never rewritten. The two
-arrays are allocated at full capacity with the first merge and never move: pages never
-written are never resident, and growing by copies held old and new arrays at once (48 MB
-at the cap). Threads need no lock to read, only to add.
+What is kept is the term as a sum (ADR 0047): its longest list stays where it is in the
+index, and the pool holds two lists merged from the others, the documents the longest list
+lacks at their best value, and those it holds at less than the others' best at the
+difference. A document's sum over the three is its best over the term's lists, and the
+kernel adds them as it adds any list, with no best to take. Only the extensions' postings
+are copied: at 1M documents the bench queries' terms need 3.6M postings here where whole
+merged lists needed 31M (249 MB). Scores are the same integers any way (ADR 0019).
+
+The pool is append-only and bounded: a term that no longer fits is not kept (the kernel
+folds it per request), so memory never grows past ``capacity`` postings (and
+``REFUSED_MEMO`` refusals) and a range, once handed out, is never rewritten. The two arrays
+are allocated at full capacity with the first merge and never move: pages never written are
+never resident, and growing by copies held old and new arrays at once. Threads need no lock
+to read, only to add.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,13 +34,25 @@ from . import kernel
 Expansion = tuple[tuple[int, int], ...]
 
 # Postings (8 bytes each) a scorer's pool may hold: 32 MB. The 751 bench queries' terms
-# need 3.1M at 100k synthetic documents; at 1M the first-seen (most frequent) terms fit.
+# need 0.4M at 100k synthetic documents and 3.6M at 1M.
 CAPACITY = 1 << 22
 REFUSED_MEMO = 4096  # expansions refused (too big for what is left) before forgetting them
 
 
+class Parts(NamedTuple):
+    """A query term of several lists as a sum: ``expansion[base]``, a list of the index (its
+    longest), plus the pool's ``rows`` (start, end, count): the other lists' documents the
+    base lacks, at their best value (count 1), and the documents the base holds at less than
+    the others' best, at the difference (count 0: the base counted them). ``best``: the
+    other lists' best value, weights applied."""
+
+    base: int
+    rows: tuple[tuple[int, int, int], ...]
+    best: int
+
+
 class UnionPool:
-    """Merged postings of multi-list query terms, by expansion; ranges in two arrays."""
+    """The pool's parts of multi-list query terms, by expansion; ranges in two arrays."""
 
     def __init__(self, docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
                  weight_bits: int, capacity: int = CAPACITY) -> None:
@@ -44,8 +61,8 @@ class UnionPool:
         empty = np.zeros(0, dtype=np.int32)
         self._arrays: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] = (empty, empty)
         self._used = 0
-        self._known: dict[Expansion, tuple[int, int, int]] = {}
-        # Merges that did not fit, not tried again; forgotten in a batch when there are
+        self._known: dict[Expansion, Parts] = {}
+        # Terms that did not fit, not tried again; forgotten in a batch when there are
         # REFUSED_MEMO of them, so a full pool's server does not grow with its queries.
         self._refused: set[Expansion] = set()
         self._lock = threading.Lock()
@@ -55,27 +72,49 @@ class UnionPool:
         """The pool's documents and values: every range handed out so far lies in them."""
         return self._arrays
 
-    def range_of(self, expansion: Expansion, offsets: list[int]) -> tuple[int, int, int] | None:
-        """(start, end, largest value) of the expansion's merged list in ``arrays``, merged
-        now if new; None if it does not fit (the caller scores the lists as they are)."""
+    @property
+    def used(self) -> int:
+        """Postings held."""
+        return self._used
+
+    def parts_of(self, expansion: Expansion, offsets: list[int]) -> Parts | None:
+        """The expansion (two lists or more) as its longest list plus the pool's parts of the
+        others (``Parts``), merged now if new; None if they do not fit (the caller scores
+        the lists as they are)."""
         found = self._known.get(expansion)
         if found is not None or expansion in self._refused:
             return found
-        rows = np.array([(offsets[t], offsets[t + 1], w) for t, w in expansion],
-                        dtype=np.int64)
-        # The union holds at least its longest list: if even that cannot fit, do not merge.
-        if self._used + int((rows[:, 1] - rows[:, 0]).max()) > self.capacity:
+        sizes = [offsets[t + 1] - offsets[t] for t, _ in expansion]
+        base = sizes.index(max(sizes))
+        others = [(offsets[t], offsets[t + 1], w) for i, (t, w) in enumerate(expansion)
+                  if i != base]
+        if self._used >= self.capacity:  # full: nothing merged only to be thrown away
             return None
-        docs, values = kernel.union(self._docs, self._impacts, rows, self._bits)
+        rest_d, rest_v = kernel.union(self._docs, self._impacts,
+                                      np.array(others, dtype=np.int64), self._bits)
+        t, w = expansion[base]
+        base_d = self._docs[offsets[t]:offsets[t + 1]]
+        base_v = self._impacts[offsets[t]:offsets[t + 1]].astype(np.int64)
+        if w != 1 << self._bits:
+            base_v = np.maximum((base_v * w) >> self._bits, 1)
+        # Where each of the others' documents would sit in the base (the base is not empty:
+        # it is the longest list of an expansion of indexed terms).
+        at = np.minimum(np.searchsorted(base_d, rest_d), len(base_d) - 1)
+        shared = base_d[at] == rest_d
+        excess = rest_v - np.where(shared, base_v[at], 0)
+        above = shared & (excess > 0)
+        lacked = ~shared
+        parts = ((rest_d[lacked], rest_v[lacked], 1), (rest_d[above], excess[above], 0))
         with self._lock:
             found = self._known.get(expansion)
             if found is None:
-                found = self._add(expansion, docs, values)
+                found = self._add(expansion, base, int(rest_v.max(initial=0)), parts)
         return found
 
-    def _add(self, expansion: Expansion, docs: Any, values: Any) -> tuple[int, int, int] | None:
-        n = len(docs)
-        if n == 0 or self._used + n > self.capacity:
+    def _add(self, expansion: Expansion, base: int, best: int,
+             parts: tuple[tuple[Any, Any, int], ...]) -> Parts | None:
+        """Keep ``parts`` (documents, values, count), if they fit. The caller holds the lock."""
+        if self._used + sum(len(docs) for docs, _, _ in parts) > self.capacity:
             if len(self._refused) >= REFUSED_MEMO:
                 self._refused.clear()
             self._refused.add(expansion)
@@ -84,9 +123,13 @@ class UnionPool:
             self._arrays = (np.empty(self.capacity, dtype=np.int32),
                             np.empty(self.capacity, dtype=np.int32))
         pool_d, pool_v = self._arrays
-        start = self._used
-        pool_d[start:start + n] = docs
-        pool_v[start:start + n] = values
-        self._used += n  # only after the copy: a range is handed out once it is whole
-        found = self._known[expansion] = (start, start + n, int(values.max()))
+        rows = []
+        for docs, values, count in parts:
+            if len(docs):
+                start, n = self._used, len(docs)
+                pool_d[start:start + n] = docs
+                pool_v[start:start + n] = values
+                self._used += n  # only after the copy: a range is handed out once it is whole
+                rows.append((start, start + n, count))
+        found = self._known[expansion] = Parts(base, tuple(rows), best)
         return found
