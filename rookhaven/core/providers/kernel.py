@@ -42,10 +42,11 @@ __all__ = ["AVAILABLE", "top_candidates", "union", "whole_sums"]
 # and one seek in their union replaces a seek in each (a prefix can have dozens).
 SMALL_LIST = 2048
 # Documents per window: 4096 measured best of 2048-16384 on the 100k synthetic corpus; from
-# LARGE documents, twice that (8192 was 5-7% faster at 1M, 1-3% slower at 100k: the fixed
-# cost per window and essential term weighs more where most windows hold no candidate).
+# LARGE documents, four times that (the fixed cost per window and essential term weighs
+# more where most windows hold no candidate). At 1M, with pooled terms additive (ADR 0047),
+# 16384 took 3-6% off every column against 8192 (32768 the same, 65536 and 4096 slower).
 WINDOW = 4096
-LARGE, LARGE_WINDOW = 500_000, 8192
+LARGE, LARGE_WINDOW = 500_000, 16384
 # Up to this many documents the scorer lends the exhaustive path an array of all of them
 # (``whole_sums``, ADR 0041): 1 MiB of sums, within a 2 MiB L2. At 100k documents it took
 # 13-14% off the q8 kernel; at 300k and 1M nothing, for 8 MB a concurrent call at 1M.
