@@ -34,8 +34,9 @@ FAMILIES = ["berth", "berths", "berthing", "berthed", "pilot", "pilots", "piloti
 WORDS = [*VOCAB, *FAMILIES]
 
 
-def _fresh(capacity: int) -> Bm25PrfIndex:
-    """An index of its own whose scorer's pool holds at most ``capacity`` postings."""
+def _fresh(capacity: int, whole_upto: int = 0) -> Bm25PrfIndex:
+    """An index of its own whose scorer's pool holds at most ``capacity`` postings, each term
+    in parts unless its merged list has at most ``whole_upto`` postings."""
     rng = random.Random(5)
     docs = list(_corpus(5))
     docs += [Document(id=f"f{i:04d}", text=" ".join(
@@ -43,7 +44,7 @@ def _fresh(capacity: int) -> Bm25PrfIndex:
     index = Bm25PrfProvider(synonyms={"w1": ["w2"], "wide": ["w7", "w9"]}).build(Corpus(docs))
     scorer = index.scorer
     scorer.__dict__["unions"] = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits,
-                                          capacity)
+                                          capacity, whole_upto)
     return index
 
 
@@ -51,6 +52,24 @@ def _several(index: Bm25PrfIndex) -> list[tuple[tuple[int, int], ...]]:
     """Expansions of more than one list among the vocabulary's terms and prefixes."""
     found = {index.expand(t) for t in [*WORDS, "wid", "w1"]}
     return sorted(e for e in found if len(e) > 1)
+
+
+def test_a_small_term_is_pooled_whole_each_document_once_at_its_best_value() -> None:
+    index = _fresh(1 << 20, whole_upto=1 << 20)
+    scorer, expansions = index.scorer, _several(index)
+    for expansion in expansions:
+        found = scorer.unions.parts_of(expansion, scorer._starts)
+        assert found is not None and found.base == -1 and len(found.rows) == 1
+        (start, end, count), = found.rows
+        docs, values = scorer.unions.arrays
+        want_d, want_v = scorer.group(expansion)
+        assert docs[start:end].tolist() == want_d.tolist()
+        assert values[start:end].tolist() == want_v.tolist()
+        assert count == 1 and found.best == int(want_v.max())
+    # The default: whole up to a share of the pool (these terms are far below it).
+    pool = UnionPool(scorer.docs, scorer.impacts, scorer.weight_bits)
+    assert pool.whole_upto == unions.CAPACITY // unions.WHOLE_SHARE
+    assert all(pool.parts_of(e, scorer._starts).base == -1 for e in expansions)
 
 
 def test_a_pooled_term_sums_to_its_best_value_and_counts_each_document_once() -> None:
@@ -90,12 +109,15 @@ def test_a_pooled_term_sums_to_its_best_value_and_counts_each_document_once() ->
 # Lists under SMALL_LIST postings are folded into one per call; under 4, a term's lists stay
 # apart, as the long lists of a large corpus do.
 @pytest.mark.parametrize("small", [kernel.SMALL_LIST, 4])
+@pytest.mark.parametrize("whole_upto", [0, 150])
 def test_a_full_pool_keeps_what_it_has_and_the_rest_is_scored_as_before(
-        max_pruned: int, whole: bool, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        max_pruned: int, whole: bool, small: int, whole_upto: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     force_paths(monkeypatch, max_pruned)
     monkeypatch.setattr(kernel, "WINDOW", 64)
     monkeypatch.setattr(kernel, "SMALL_LIST", small)
-    index = _fresh(300)  # room for a few merged terms only (their parts: 39 to 394 postings)
+    # Room for a few terms only (in parts: 39 to 394 postings; whole, under 150: one of 143).
+    index = _fresh(300, whole_upto)
     scorer = index.scorer
     rng = random.Random(max_pruned)
     words = [*WORDS, "wid", "w1"]
@@ -148,9 +170,11 @@ def test_threads_filling_one_pool_score_as_one_thread_does() -> None:
 @pytest.mark.parametrize("max_pruned", [0, 100])
 @pytest.mark.parametrize("whole", [True, False])
 @pytest.mark.parametrize("small", [kernel.SMALL_LIST, 4])
+@pytest.mark.parametrize("whole_upto", [0, 150])
 def test_pooled_and_folded_terms_stay_in_bounds_as_plain_python(
-        max_pruned: int, whole: bool, small: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    index = _fresh(300)
+        max_pruned: int, whole: bool, small: int, whole_upto: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _fresh(300, whole_upto)
     scorer = index.scorer
     plain = _uncompiled_kernel(monkeypatch)
     monkeypatch.setattr(plain, "SMALL_LIST", small)

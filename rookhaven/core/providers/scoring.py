@@ -20,6 +20,7 @@ from .unions import UnionPool
 IntArray = npt.NDArray[np.int64]
 Expansion = tuple[tuple[int, int], ...]
 Plan = list[tuple[int, Expansion]]
+ROWS_MEMO = 4096
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class Bm25Scorer:
     # threads could each make one and one list would be lost with what it held.
     _lendable: list[IntArray] = field(default_factory=list, init=False, repr=False,
                                       compare=False)
+    # The list table's rows of multi-list query terms (counted once), by expansion: a term's
+    # rows depend only on the index and on the pool, which never changes what it handed out
+    # and never takes a term it refused (it only fills). Cleared when ROWS_MEMO are held.
+    _rows: dict[Expansion, tuple[tuple[int, ...], int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def group(self, expansion: Expansion) -> tuple[IntArray, IntArray]:
         """Documents matching any term of one query term's expansion, each with its best value."""
@@ -124,35 +130,68 @@ class Bm25Scorer:
         """The kernel's list table: rows (start, end, weight, bound, qtf, count) per list, the
         bound being the most its query term (weight and qtf applied) adds to a document, each
         query term's first row (``groups``) and whether its rows add up (``additive``). A term
-        of several lists is its longest list and the union pool's parts of the others where
-        they fit there (rows offset by the index's postings: ``kernel.top_candidates``)."""
+        of several lists is the union pool's where it fits there (``unions.py``: rows offset
+        by the index's postings, ``kernel.top_candidates``)."""
         starts, top, bits = self._starts, self.term_max, self.weight_bits
         one = 1 << bits
-        unions, n_index = (self.unions if compiled.live() else None), len(self.docs)
+        live = compiled.live()
+        memo = self._rows
         flat: list[int] = []  # one flat list: numpy reads it 2.5x faster than row tuples
         groups = [0]
-        additive: list[int] = []
+        summed: list[int] = []  # the additive terms
         for qtf, expansion in plan:
-            parts = None
-            if unions is not None and len(expansion) > 1:
-                parts = unions.parts_of(expansion, starts)
-            if parts is not None:
-                # Every row of an additive term carries the term's bound: the most its sum
-                # adds is the best of its lists, the base's or the others'.
-                t, w = expansion[parts.base]
-                bound = qtf * max(top[t] if w == one else max((top[t] * w) >> bits, 1),
-                                  parts.best)
-                flat += (starts[t], starts[t + 1], w, bound, qtf, 1)
-                for start, end, count in parts.rows:
-                    flat += (n_index + start, n_index + end, one, bound, qtf, count)
-            else:
-                for t, w in expansion:
-                    bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
-                    flat += (starts[t], starts[t + 1], w, qtf * bound, qtf, 1)
+            if len(expansion) == 1:
+                t, w = expansion[0]
+                bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
+                flat += (starts[t], starts[t + 1], w, qtf * bound, qtf, 1)
+            elif expansion:  # several lists (none: a term the index lacks)
+                rows = memo.get(expansion) if live else None
+                if rows is None:
+                    rows = self._term_rows(expansion, live)
+                    if live:
+                        if len(memo) >= ROWS_MEMO:
+                            memo.clear()
+                        memo[expansion] = rows
+                if qtf == 1:
+                    flat += rows[0]
+                else:  # the rows of a term counted once, its count and bound scaled
+                    scaled = list(rows[0])
+                    scaled[3::6] = [qtf * bound for bound in scaled[3::6]]
+                    scaled[4::6] = [qtf] * (len(scaled) // 6)
+                    flat += scaled
+                if rows[1]:
+                    summed.append(len(groups) - 1)
             groups.append(len(flat) // 6)
-            additive.append(parts is not None)
+        additive = np.zeros(len(plan), dtype=np.int64)
+        if summed:
+            additive[summed] = 1
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 6, 6),
-                np.array(groups, dtype=np.int64), np.array(additive, dtype=np.int64))
+                np.array(groups, dtype=np.int64), additive)
+
+    def _term_rows(self, expansion: Expansion, live: bool) -> tuple[tuple[int, ...], int]:
+        """The list table's rows of a query term counted once, flat, and whether they add up:
+        the pool's where it holds the term (``live``: the kernel reads the pool), else its
+        lists."""
+        starts, top, bits = self._starts, self.term_max, self.weight_bits
+        one = 1 << bits
+        parts = self.unions.parts_of(expansion, starts) if live else None
+        flat: list[int] = []
+        if parts is None:
+            for t, w in expansion:
+                bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
+                flat += (starts[t], starts[t + 1], w, bound, 1, 1)
+            return tuple(flat), 0
+        # Every row of an additive term carries the term's bound: the most its sum adds is
+        # the best of its lists, the base's or the others'.
+        bound = parts.best
+        if parts.base >= 0:
+            t, w = expansion[parts.base]
+            bound = max(bound, top[t] if w == one else max((top[t] * w) >> bits, 1))
+            flat += (starts[t], starts[t + 1], w, bound, 1, 1)
+        n_index = len(self.docs)
+        for start, end, count in parts.rows:
+            flat += (n_index + start, n_index + end, one, bound, 1, count)
+        return tuple(flat), 1
 
     def _borrow(self) -> IntArray | None:
         """An array for the kernel's sums of all documents, where it takes one."""

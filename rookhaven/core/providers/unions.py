@@ -11,7 +11,8 @@ lacks at their best value, and those it holds at less than the others' best at t
 difference. A document's sum over the three is its best over the term's lists, and the
 kernel adds them as it adds any list, with no best to take. Only the extensions' postings
 are copied: at 1M documents the bench queries' terms need 3.6M postings here where whole
-merged lists needed 31M (249 MB). Scores are the same integers any way (ADR 0019).
+merged lists needed 31M (249 MB). A small index keeps its small terms whole (one list:
+``WHOLE_INDEX``). Scores are the same integers any way (ADR 0019).
 
 The pool is append-only and bounded: a term that no longer fits is not kept (the kernel
 folds it per request), so memory never grows past ``capacity`` postings (and
@@ -36,6 +37,13 @@ Expansion = tuple[tuple[int, int], ...]
 # Postings (8 bytes each) a scorer's pool may hold: 32 MB. The 751 bench queries' terms
 # need 0.4M at 100k synthetic documents and 3.6M at 1M.
 CAPACITY = 1 << 22
+# Where the index holds at most WHOLE_INDEX times the pool's postings, a term whose merged
+# list takes at most 1/WHOLE_SHARE of the pool is kept whole: one list streams a little
+# faster than a sum of three (2-4% of the kernel at syn100k, 1-3 us a query on the test
+# collections), and such an index's terms fit whole (syn100k's bench terms: 3.1M). A larger
+# index keeps every term in parts: whole copies of its smaller terms filled the pool at
+# syn1m and the kernel lost 10% to the terms refused.
+WHOLE_INDEX, WHOLE_SHARE = 2, 64
 REFUSED_MEMO = 4096  # expansions refused (too big for what is left) before forgetting them
 
 
@@ -44,7 +52,8 @@ class Parts(NamedTuple):
     longest), plus the pool's ``rows`` (start, end, count): the other lists' documents the
     base lacks, at their best value (count 1), and the documents the base holds at less than
     the others' best, at the difference (count 0: the base counted them). ``best``: the
-    other lists' best value, weights applied."""
+    other lists' best value, weights applied. A term kept whole has no base (-1) and one
+    row, its merged list, ``best`` its best value."""
 
     base: int
     rows: tuple[tuple[int, int, int], ...]
@@ -55,9 +64,14 @@ class UnionPool:
     """The pool's parts of multi-list query terms, by expansion; ranges in two arrays."""
 
     def __init__(self, docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
-                 weight_bits: int, capacity: int = CAPACITY) -> None:
+                 weight_bits: int, capacity: int = CAPACITY,
+                 whole_upto: int | None = None) -> None:
         self._docs, self._impacts, self._bits = docs, impacts, weight_bits
         self.capacity = capacity
+        if whole_upto is None:
+            small = len(docs) <= WHOLE_INDEX * capacity
+            whole_upto = capacity // WHOLE_SHARE if small else 0
+        self.whole_upto = whole_upto
         empty = np.zeros(0, dtype=np.int32)
         self._arrays: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] = (empty, empty)
         self._used = 0
@@ -79,8 +93,9 @@ class UnionPool:
 
     def parts_of(self, expansion: Expansion, offsets: list[int]) -> Parts | None:
         """The expansion (two lists or more) as its longest list plus the pool's parts of the
-        others (``Parts``), merged now if new; None if they do not fit (the caller scores
-        the lists as they are)."""
+        others, or whole if its merged list has at most ``whole_upto`` postings (``Parts``),
+        merged now if new; None if it does not fit (the caller scores the lists as they
+        are)."""
         found = self._known.get(expansion)
         if found is not None or expansion in self._refused:
             return found
@@ -104,11 +119,23 @@ class UnionPool:
         excess = rest_v - np.where(shared, base_v[at], 0)
         above = shared & (excess > 0)
         lacked = ~shared
-        parts = ((rest_d[lacked], rest_v[lacked], 1), (rest_d[above], excess[above], 0))
+        best = int(rest_v.max(initial=0))
+        parts: tuple[tuple[Any, Any, int], ...]
+        if len(base_d) + int(lacked.sum()) <= self.whole_upto:
+            # Small enough to keep whole: one list, each document at its best.
+            upgraded = base_v.copy()
+            upgraded[at[above]] += excess[above]
+            docs = np.concatenate((base_d, rest_d[lacked]))
+            order = np.argsort(docs, kind="stable")
+            values = np.concatenate((upgraded, rest_v[lacked]))[order]
+            parts = ((docs[order], values, 1),)
+            base, best = -1, int(values.max())
+        else:
+            parts = ((rest_d[lacked], rest_v[lacked], 1), (rest_d[above], excess[above], 0))
         with self._lock:
             found = self._known.get(expansion)
             if found is None:
-                found = self._add(expansion, base, int(rest_v.max(initial=0)), parts)
+                found = self._add(expansion, base, best, parts)
         return found
 
     def _add(self, expansion: Expansion, base: int, best: int,
