@@ -206,14 +206,14 @@ def test_maxscore_is_chosen_where_one_long_list_holds_most_postings_for_the_k(
         monkeypatch: pytest.MonkeyPatch) -> None:
     prunes = _uncompiled_kernel(monkeypatch)._prunes
     at, slope = kernel.PRUNE_SHARE
-    # 44,000 postings for k = 10 (syn100k's three-word queries): one list of 75% is skipped
+    # 44,000 postings for k = 10 (syn100k's three-word queries): one list of 91% is skipped
     # enough to pay for MaxScore's bookkeeping, three even lists are not.
-    assert prunes(np.array([33_000, 6_000, 5_000]), 10, 10, at, slope)
+    assert prunes(np.array([40_000, 2_000, 2_000]), 10, 10, at, slope)
     assert not prunes(np.array([15_000, 15_000, 14_000]), 10, 10, at, slope)
-    # The same 75% for k = 100 is too little to skip; at 1M documents (ten times the
+    # The same 91% for k = 100 is too little to skip; at 1M documents (ten times the
     # postings) it is enough again.
-    assert not prunes(np.array([33_000, 6_000, 5_000]), 100, 10, at, slope)
-    assert prunes(np.array([330_000, 60_000, 50_000]), 100, 10, at, slope)
+    assert not prunes(np.array([40_000, 2_000, 2_000]), 100, 10, at, slope)
+    assert prunes(np.array([400_000, 20_000, 20_000]), 100, 10, at, slope)
     # More terms than MAX_PRUNED, or nothing to score: exhaustive.
     assert not prunes(np.array([90_000] + [100] * 10), 10, 10, at, slope)
     assert not prunes(np.array([0, 0]), 10, 10, at, slope)

@@ -48,18 +48,22 @@ SMALL_LIST = 2048
 WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 16384
 # Up to this many documents the scorer lends the exhaustive path an array of all of them
-# (``whole_sums``, ADR 0041): 1 MiB of sums, within a 2 MiB L2. At 100k documents it took
-# 13-14% off the q8 kernel; at 300k and 1M nothing, for 8 MB a concurrent call at 1M.
-WHOLE_DOCS = 1 << 17
+# (``whole_sums``, ADR 0041). At 100k documents it took 13-14% off the q8 kernel. At 1M it
+# gained nothing while half of q8's postings were terms of several lists (they keep the
+# windows); with pooled terms additive (ADR 0047) it took 14% off q8@100 there, for 8 MiB
+# a concurrent call (16 MiB at the most).
+WHOLE_DOCS = 1 << 21
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
 # MaxScore scores a plan (of at most MAX_PRUNED terms) whose longest query term holds at least
 # ``at - slope * log10(postings / k)`` of its postings; every other plan is scored
 # exhaustively. Fitted on per-query timings of both paths (syn100k, syn1m, four test
 # collections; bench/prune_policy.py, ADR 0033): never 1% slower than pruning every plan of
-# up to ten terms on any of them, up to 40% faster (syn100k q8 at k = 100). Refitted when
-# the exhaustive path's filter got cheaper (ADR 0033, addendum).
-PRUNE_SHARE = (1.4, 0.2)
+# up to ten terms on any of them, up to 45% faster (syn100k q8 at k = 100). Refitted when
+# the exhaustive path's filter got cheaper (ADR 0033, addendum) and when it took the array
+# of all documents at 1M (ADR 0047): at least as fast as (1.4, 0.2) on every column, 6%
+# faster at syn1m q3@10, q8@10 and q8@100 and at syn100k q8@10.
+PRUNE_SHARE = (1.375, 0.15)
 # A window document's sum and its count of matched query terms share one int64,
 # (sum << COUNT_BITS) + count: one array read and written per posting instead of two (the
 # feedback pass 12-20% faster, ADR 0019). It holds plans of fewer than 2**COUNT_BITS terms
