@@ -138,12 +138,13 @@ class Bm25Scorer:
         memo = self._rows
         flat: list[int] = []  # one flat list: numpy reads it 2.5x faster than row tuples
         groups = [0]
-        summed: list[int] = []  # the additive terms
+        additive: list[int] = []
         for qtf, expansion in plan:
             if len(expansion) == 1:
                 t, w = expansion[0]
                 bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
                 flat += (starts[t], starts[t + 1], w, qtf * bound, qtf, 1)
+                additive.append(0)
             elif expansion:  # several lists (none: a term the index lacks)
                 rows = memo.get(expansion) if live else None
                 if rows is None:
@@ -159,14 +160,12 @@ class Bm25Scorer:
                     scaled[3::6] = [qtf * bound for bound in scaled[3::6]]
                     scaled[4::6] = [qtf] * (len(scaled) // 6)
                     flat += scaled
-                if rows[1]:
-                    summed.append(len(groups) - 1)
+                additive.append(rows[1])
+            else:
+                additive.append(0)
             groups.append(len(flat) // 6)
-        additive = np.zeros(len(plan), dtype=np.int64)
-        if summed:
-            additive[summed] = 1
         return (np.array(flat, dtype=np.int64).reshape(len(flat) // 6, 6),
-                np.array(groups, dtype=np.int64), additive)
+                np.array(groups, dtype=np.int64), np.array(additive, dtype=np.int64))
 
     def _term_rows(self, expansion: Expansion, live: bool) -> tuple[tuple[int, ...], int]:
         """The list table's rows of a query term counted once, flat, and whether they add up:
