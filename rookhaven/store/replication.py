@@ -144,8 +144,14 @@ class Replication:
         pipe.incr(probe)
         pipe.wait(self.min_replicas, max(1, round(self.timeout * 1000)))
         pipe.info("replication")
-        _, confirmed, info = pipe.execute()
+        written, confirmed, info = pipe.execute(raise_on_error=False)
+        if isinstance(info, ResponseError):  # INFO not served: no id, as ``replication_id``
+            info = {}
+        for answer in (written, confirmed, info):
+            if isinstance(answer, Exception):
+                raise answer
         return int(confirmed), _replid(info)
+
 
 def replication_id(client: Any) -> bytes | None:
     """The replication id of ``client``'s server: a promoted replica, or a restarted

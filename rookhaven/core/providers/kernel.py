@@ -476,8 +476,8 @@ def _prunes(length: Any, k: int, max_pruned: int, share_at: float, share_slope: 
 
 
 def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, additive: Any,
-                    n_docs: int,
-                    wbits: int, k: int, cov_one: int, cov_c: int, distinct: int, small: int,
+                    n_docs: int, wbits: int, k: int, cov_one: int, cov_c: int, distinct: int,
+                    small: int,
                     window: int, max_pruned: int, share_at: float, share_slope: float,
                     pool_d: Any, pool_v: Any, whole_acc: Any) -> Any:
     if k <= 0 or len(given) == 0:

@@ -173,19 +173,22 @@ class Bm25Scorer:
         lists."""
         starts, top, bits = self._starts, self.term_max, self.weight_bits
         one = 1 << bits
+
+        def bound_of(t: int, w: int) -> int:  # list_table inlines it: its hot path
+            return top[t] if w == one else max((top[t] * w) >> bits, 1)
+
         parts = self.unions.parts_of(expansion, starts) if live else None
         flat: list[int] = []
         if parts is None:
             for t, w in expansion:
-                bound = top[t] if w == one else max((top[t] * w) >> bits, 1)
-                flat += (starts[t], starts[t + 1], w, bound, 1, 1)
+                flat += (starts[t], starts[t + 1], w, bound_of(t, w), 1, 1)
             return tuple(flat), 0
         # Every row of an additive term carries the term's bound: the most its sum adds is
         # the best of its lists, the base's or the others'.
         bound = parts.best
         if parts.base >= 0:
             t, w = expansion[parts.base]
-            bound = max(bound, top[t] if w == one else max((top[t] * w) >> bits, 1))
+            bound = max(bound, bound_of(t, w))
             flat += (starts[t], starts[t + 1], w, bound, 1, 1)
         n_index = len(self.docs)
         for start, end, count in parts.rows:

@@ -37,8 +37,8 @@ Expansion = tuple[tuple[int, int], ...]
 # Postings (8 bytes each) a scorer's pool may hold: 32 MB. The 751 bench queries' terms
 # need 0.4M at 100k synthetic documents and 3.6M at 1M.
 CAPACITY = 1 << 22
-# Where the index holds at most WHOLE_INDEX times the pool's postings, a term whose merged
-# list takes at most 1/WHOLE_SHARE of the pool is kept whole: one list streams a little
+# Where the index holds at most WHOLE_INDEX times the pool's postings, a term whose lists
+# hold at most 1/WHOLE_SHARE of the pool is kept whole: one list streams a little
 # faster than a sum of three (2-4% of the kernel at syn100k, 1-3 us a query on the test
 # collections), and such an index's terms fit whole (syn100k's bench terms: 3.1M). A larger
 # index keeps every term in parts: whole copies of its smaller terms filled the pool at
@@ -93,23 +93,40 @@ class UnionPool:
 
     def parts_of(self, expansion: Expansion, offsets: list[int]) -> Parts | None:
         """The expansion (two lists or more) as its longest list plus the pool's parts of the
-        others, or whole if its merged list has at most ``whole_upto`` postings (``Parts``),
+        others, or whole if its lists hold at most ``whole_upto`` postings (``Parts``),
         merged now if new; None if it does not fit (the caller scores the lists as they
         are)."""
         found = self._known.get(expansion)
         if found is not None or expansion in self._refused:
             return found
-        sizes = [offsets[t + 1] - offsets[t] for t, _ in expansion]
-        base = sizes.index(max(sizes))
-        others = [(offsets[t], offsets[t + 1], w) for i, (t, w) in enumerate(expansion)
-                  if i != base]
         if self._used >= self.capacity:  # full: nothing merged only to be thrown away
             return None
-        rest_d, rest_v = kernel.union(self._docs, self._impacts,
-                                      np.array(others, dtype=np.int64), self._bits)
-        t, w = expansion[base]
-        base_d = self._docs[offsets[t]:offsets[t + 1]]
-        base_v = self._impacts[offsets[t]:offsets[t + 1]].astype(np.int64)
+        rows = [(offsets[t], offsets[t + 1], w) for t, w in expansion]
+        sizes = [end - start for start, end, _ in rows]
+        parts: tuple[tuple[Any, Any, int], ...]
+        if sum(sizes) <= self.whole_upto:  # small: kept whole, one list at each one's best
+            docs, values = kernel.union(self._docs, self._impacts,
+                                        np.array(rows, dtype=np.int64), self._bits)
+            base, best, parts = -1, int(values.max()), ((docs, values, 1),)
+        else:
+            base = sizes.index(max(sizes))
+            best, parts = self._split(rows, base)
+        with self._lock:
+            found = self._known.get(expansion)
+            if found is None:
+                found = self._add(expansion, base, best, parts)
+        return found
+
+    def _split(self, rows: list[tuple[int, int, int]], base: int
+               ) -> tuple[int, tuple[tuple[Any, Any, int], ...]]:
+        """The others' best value and the two parts of ``rows`` (start, end, weight) beside
+        row ``base``: the documents it lacks (count 1), and those it holds at less than the
+        others' best, at the difference (count 0)."""
+        others = np.array([row for i, row in enumerate(rows) if i != base], dtype=np.int64)
+        rest_d, rest_v = kernel.union(self._docs, self._impacts, others, self._bits)
+        start, end, w = rows[base]
+        base_d = self._docs[start:end]
+        base_v = self._impacts[start:end].astype(np.int64)
         if w != 1 << self._bits:
             base_v = np.maximum((base_v * w) >> self._bits, 1)
         # Where each of the others' documents would sit in the base (the base is not empty:
@@ -117,26 +134,9 @@ class UnionPool:
         at = np.minimum(np.searchsorted(base_d, rest_d), len(base_d) - 1)
         shared = base_d[at] == rest_d
         excess = rest_v - np.where(shared, base_v[at], 0)
-        above = shared & (excess > 0)
-        lacked = ~shared
-        best = int(rest_v.max(initial=0))
-        parts: tuple[tuple[Any, Any, int], ...]
-        if len(base_d) + int(lacked.sum()) <= self.whole_upto:
-            # Small enough to keep whole: one list, each document at its best.
-            upgraded = base_v.copy()
-            upgraded[at[above]] += excess[above]
-            docs = np.concatenate((base_d, rest_d[lacked]))
-            order = np.argsort(docs, kind="stable")
-            values = np.concatenate((upgraded, rest_v[lacked]))[order]
-            parts = ((docs[order], values, 1),)
-            base, best = -1, int(values.max())
-        else:
-            parts = ((rest_d[lacked], rest_v[lacked], 1), (rest_d[above], excess[above], 0))
-        with self._lock:
-            found = self._known.get(expansion)
-            if found is None:
-                found = self._add(expansion, base, best, parts)
-        return found
+        above, lacked = shared & (excess > 0), ~shared
+        return int(rest_v.max(initial=0)), ((rest_d[lacked], rest_v[lacked], 1),
+                                             (rest_d[above], excess[above], 0))
 
     def _add(self, expansion: Expansion, base: int, best: int,
              parts: tuple[tuple[Any, Any, int], ...]) -> Parts | None:
