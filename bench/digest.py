@@ -35,6 +35,9 @@ def main() -> None:
     parser.add_argument("--engines", default="bm25@2,bm25@3")
     parser.add_argument("--k", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--decompose", choices=("yes", "no", "both"), default="yes")
+    parser.add_argument("--path", choices=("data", "bytes"), default="data",
+                        help="hash result_data encoded (the reference) or result_bytes "
+                             "(what a worker stores, compiled hit lists included)")
     args = parser.parse_args()
     docs = load_corpus(args.corpus / "corpus.jsonl", max_docs=10**8)
     names = ["queries.jsonl"] if (args.corpus / "queries.jsonl").exists() else [
@@ -50,7 +53,8 @@ def main() -> None:
                 for k in args.k:
                     request = RetrievalRequest(query=query, recall_budget=k,
                                                decompose=decompose)
-                    digest.update(canonical_bytes(retriever.result_data(request)))
+                    digest.update(canonical_bytes(retriever.result_data(request))
+                                  if args.path == "data" else retriever.result_bytes(request)[0])
         print(engine, len(queries) * len(settings) * len(args.k), digest.hexdigest(),
               flush=True)
 
