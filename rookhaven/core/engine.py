@@ -22,7 +22,7 @@ from .corpus import Corpus, as_corpus
 from .corpusstream import CorpusStream, CorpusSummary
 from .decompose import decompose
 from .engines import make_provider
-from .hitlists import IdStrings, contributions, picked
+from .hitlists import IdStrings, contributions, picked, ranked_picked
 from .hitlists import hits as encoded_hits
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
@@ -33,6 +33,9 @@ from .streams import derive_streams
 __all__ = ["CORE_VERSION", "Retriever", "retrieve"]
 
 MERGE_ORDERS = ("max-subquery", "whole-query")
+# A one-part query's candidates are ranked and written in one call up to this many times its
+# budget (and 64 more): each candidate's score is written, so many of them are cut first.
+RANKED_WITH_LISTS = 2
 
 
 def resolve_provider(provider: str | ScoringProvider, params: dict[str, Any]) -> ScoringProvider:
@@ -131,8 +134,11 @@ class Retriever:
         streams = derive_streams(request.seed, request.query)
         keys = TieKeys(streams.ranking, ids, self._id_units)  # each hashed once per request
         parts = decompose(request.query, analyzer, split=request.decompose)
-        budgets = largest_remainder(request.recall_budget, [p.weight for p in parts.parts],
-                                    mulberry32(streams.allocation))
+        # One part takes the whole budget and draws nothing from the stream (the method's
+        # own one-part case, without making the stream).
+        budgets = [request.recall_budget] if len(parts.parts) == 1 else largest_remainder(
+            request.recall_budget, [p.weight for p in parts.parts],
+            mulberry32(streams.allocation))
 
         # A query that is its own only piece was tokenized by the decomposition already.
         whole_terms = next((p.terms for p in parts.parts if p.text == request.query),
@@ -158,16 +164,23 @@ class Retriever:
             # Under whole-query scope a subquery is expanded only if it is the whole query.
             expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
             ords, units = (scores if expanded else unexpanded).top(part.terms, budget)
-            picks = top_k(ords, units, budget, keys)
+            contributed: Any
+            if encoded and alone and len(ords) <= RANKED_WITH_LISTS * budget + 64:
+                # Its hits are likely these picks: cut, ranked and both lists written in one
+                # compiled call (a cut's few candidates; for many, the cut comes first).
+                picks, contributed, picked_hits = ranked_picked(
+                    self._id_strings, keys, np.asarray(ords, dtype=np.int64),
+                    np.asarray(units, dtype=np.int64), budget, scale)
+            else:
+                picks = top_k(ords, units, budget, keys)
+                if encoded and alone:
+                    contributed, picked_hits = picked(self._id_strings, *picks, scale)
+                else:
+                    contributed = listed(picks)
             for ordinal, score in zip(*picks, strict=True) if not alone else ():
                 if score > best.get(ordinal, 0):  # scores are positive
                     best[ordinal] = score
                 sources[ordinal] = (*sources.get(ordinal, ()), index)
-            contributed: Any
-            if encoded and alone:  # its hits are likely these picks: both lists at once
-                contributed, picked_hits = picked(self._id_strings, *picks, scale)
-            else:
-                contributed = listed(picks)
             subquery = {
                 "text": part.text, "terms": list(part.distinct), "weight": part.weight,
                 "budget": budget, "contributed": contributed,
@@ -222,7 +235,7 @@ class Retriever:
             "recall_budget": request.recall_budget, "decompose": request.decompose,
             "subqueries": subqueries,
             "dropped": [{"text": t, "reason": r} for t, r in parts.dropped],
-            "backfill": listed(backfill), "streams": streams.as_dict(),
+            "backfill": listed(backfill) if backfill[0] else [], "streams": streams.as_dict(),
             "corpus_digest": self.corpus.digest, "corpus_size": len(self.corpus),
             "engine": self._engine_bytes if encoded else self._engine_data,
             "config": self._config_bytes if encoded else self.config,

@@ -6,13 +6,16 @@ and earlier wrote ``1e16`` where 3.11.7 and later write ``1e+16`` (a float's pos
 exponent), which changes the digest of a corpus whose metadata holds such a number. The
 probe below covers what can differ (floats of every magnitude, integers at the 64-bit
 edges, every kind of string escape, key order, fragments); an orjson that writes any of
-it otherwise is refused before it can write a stored byte (docs/adr/0038).
+it otherwise is refused before it can write a stored byte (docs/adr/0038). Compiled hit lists
+write a numpy array of scores (``core.hitlists``): that way must give the same bytes as a
+list of the same floats, and is probed too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import orjson
 
 from ..errors import EncodingDriftError
@@ -58,10 +61,19 @@ def drift(dumps: Any = orjson.dumps) -> str | None:
             f"encoding has {_EXPECTED[max(at - 12, 0):at + 12]!r}")
 
 
+def numpy_drift(dumps: Any = orjson.dumps) -> str | None:
+    """Where ``dumps`` writes the probe's floats as a numpy array otherwise than as a list,
+    or None."""
+    floats = _probe()["floats"]
+    listed: bytes = dumps(floats, option=0)
+    found: bytes = dumps(np.array(floats, dtype=np.float64), option=orjson.OPT_SERIALIZE_NUMPY)
+    return None if found == listed else f"a numpy array writes {found!r}, a list {listed!r}"
+
+
 def check(dumps: Any = orjson.dumps) -> None:
     """Raise EncodingDriftError if ``dumps`` (the installed orjson's) does not write the
-    frozen bytes."""
-    where = drift(dumps)
+    frozen bytes, or writes a numpy array of floats otherwise than a list of them."""
+    where = drift(dumps) or numpy_drift(dumps)
     if where is not None:
         raise EncodingDriftError(
             f"orjson {orjson.__version__} does not write Rookhaven's canonical encoding "

@@ -29,6 +29,9 @@ RANK_NUMPY_FROM = 64
 # Runs of equal scores up to this long are ordered in place by insertion (no arrays made:
 # four a run cost ~4 us of a top-100 cut); longer ones by two stable sorts.
 SHORT_RUN = 16
+# Candidates up to this many are put in score order in place by insertion: numpy's sort of
+# ten cost more than the rest of their ranking.
+SHORT_SORT = 128
 
 
 class TieKeys:
@@ -47,7 +50,7 @@ class TieKeys:
         # Keys the compiled ranking hashed, as it returned them: most requests never ask
         # for them again (a one-part query's picks are its order), so they become a
         # mapping only when ``of`` is called (2 us of a top-100 request).
-        self._learned: list[tuple[IntArray, npt.NDArray[np.uint64]]] = []
+        self._learned: list[npt.NDArray[np.uint64]] = []
         self.units = units
         self._prefix: npt.NDArray[np.uint16] | None = None
 
@@ -63,17 +66,19 @@ class TieKeys:
         """A mapping holding (at least) the tie key of every ordinal in ``ords``."""
         known = self._known
         while self._learned:
-            learned_ords, learned_keys = self._learned.pop()
-            known.update(zip(learned_ords.tolist(), learned_keys.tolist(), strict=True))
+            learned = self._learned.pop().tolist()
+            half = len(learned) // 2
+            known.update(zip(learned[:half], learned[half:], strict=True))
         new = [o for o in ords if o not in known]
         if new:
             ids = self._ids
             known.update(zip(new, tie_keys(self.seed, [ids[o] for o in new]), strict=True))
         return known
 
-    def learn(self, ords: IntArray, keys: npt.NDArray[np.uint64]) -> None:
-        """Remember tie keys hashed elsewhere (the compiled ranking)."""
-        self._learned.append((ords, keys))
+    def learn(self, learned: npt.NDArray[np.uint64]) -> None:
+        """Remember tie keys hashed elsewhere (the compiled ranking): their ordinals, then
+        their keys, in one array."""
+        self._learned.append(learned)
 
 
 def ranked(ords: list[int], units: list[int], keys: TieKeys) -> Picks:
@@ -108,10 +113,10 @@ def top_k(
         return [], []
     if (not exclude and _CUT_AND_RANK is not None and keys.units is not None and live()
             and (len(ords) >= RANK_NUMPY_FROM or _repeats(units))):
-        ranked_o, ranked_u, tied, tied_keys = _CUT_AND_RANK(
+        ranked_o, ranked_u, learned = _CUT_AND_RANK(
             np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), k,
             keys.prefix, keys.units.units, keys.units.offsets)
-        keys.learn(tied, tied_keys)
+        keys.learn(learned)
         return ranked_o[:k].tolist(), ranked_u[:k].tolist()
     if len(ords) >= NUMPY_FROM or (len(ords) >= RANK_NUMPY_FROM and not exclude):
         ords, units = _numpy_cut(ords, units, k, exclude)
@@ -178,8 +183,27 @@ def _ranked_arrays(ords: IntArray, units: IntArray, keys: TieKeys) -> Picks:
 def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
                   id_offsets: Any) -> Any:
     """``_numpy_cut`` (no exclusions) then ``_ranked_arrays`` in one compiled call: the
-    positive candidates at or above the k-th best score, in the total order, and the
-    ordinals whose tie keys it hashed (those sharing a score) with their keys.
+    positive candidates at or above the k-th best score, in the total order, and the tie
+    keys it hashed (``_rank``)."""
+    at, tied = _rank(ords, units, k, prefix, id_units, id_offsets)
+    return ords[at], units[at], tied
+
+
+def seed_prefix(seed: int) -> Any:
+    """``TieKeys.prefix`` made in compiled code: the code units of ``f"{seed:08x}\x00"``
+    for a uint32 ``seed`` (eight lower-case hex digits, then NUL)."""
+    prefix = np.empty(9, dtype=np.uint16)
+    for i in range(8):
+        digit = (seed >> (28 - 4 * i)) & 15
+        prefix[i] = 48 + digit if digit < 10 else 87 + digit  # '0'-'9', 'a'-'f'
+    prefix[8] = 0
+    return prefix
+
+
+def _rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any, id_offsets: Any) -> Any:
+    """Where, in ``ords`` and ``units``, each positive candidate at or above the k-th best
+    score stands, in the total order; and the tie keys hashed, of the documents sharing a
+    score: their ordinals then their keys in one array (``TieKeys.learn``).
 
     The order is (score descending, tie key, ordinal) for documents sharing a score and
     the score alone otherwise, as ``_ranked_arrays`` gives; ordinals are distinct, so it is
@@ -187,23 +211,31 @@ def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
     n = 0
     for i in range(len(units)):
         n += units[i] > 0
-    o = np.empty(n, dtype=np.int64)
-    u = np.empty(n, dtype=np.int64)
+    at = np.empty(n, dtype=np.int64)
     n = 0
     for i in range(len(units)):
         if units[i] > 0:
-            o[n], u[n] = ords[i], units[i]
+            at[n] = i
             n += 1
     if n > k:
-        threshold = np.partition(u, n - k)[n - k]
+        threshold = np.partition(units[at], n - k)[n - k]
         m = 0
         for i in range(n):
-            if u[i] >= threshold:
-                o[m], u[m] = o[i], u[i]
+            if units[at[i]] >= threshold:
+                at[m] = at[i]
                 m += 1
-        o, u, n = o[:m], u[:m], m
-    order = np.argsort(-u, kind="mergesort")
-    o, u = o[order], u[order]
+        at, n = at[:m], m
+    if n <= SHORT_SORT:  # by score, descending, in place: numpy's sort costs more here
+        for i in range(1, n):
+            ai, ui = at[i], units[at[i]]
+            j = i - 1
+            while j >= 0 and units[at[j]] < ui:
+                at[j + 1] = at[j]
+                j -= 1
+            at[j + 1] = ai
+    else:
+        at = at[np.argsort(-units[at], kind="mergesort")]
+    o, u = ords[at], units[at]
     tied = np.zeros(n, dtype=np.bool_)
     for i in range(1, n):
         if u[i] == u[i - 1]:
@@ -211,9 +243,15 @@ def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
             tied[i - 1] = True
     tied_o = o[tied]
     rows = segments(prefix, id_units, id_offsets[tied_o], id_offsets[tied_o + 1])
-    tied_keys = (rows[:, 0] << np.uint64(32)) | rows[:, 1]  # as streams.tie_key
+    t = len(tied_o)
+    learned = np.empty(2 * t, dtype=np.uint64)
     key = np.zeros(n, dtype=np.uint64)
-    key[tied] = tied_keys
+    j = 0
+    for i in range(n):
+        if tied[i]:
+            key[i] = (rows[j, 0] << np.uint64(32)) | rows[j, 1]  # as streams.tie_key
+            learned[j], learned[t + j] = o[i], key[i]
+            j += 1
     a = 0
     while a < n:
         b = a + 1
@@ -221,23 +259,26 @@ def _cut_and_rank(ords: Any, units: Any, k: int, prefix: Any, id_units: Any,
             b += 1
         if 1 < b - a <= SHORT_RUN:  # one score's run, sorted in place by (tie key, ordinal)
             for i in range(a + 1, b):
-                oi, ki = o[i], key[i]
+                ai, oi, ki = at[i], o[i], key[i]
                 j = i - 1
                 while j >= a and (key[j] > ki or (key[j] == ki and o[j] > oi)):
-                    o[j + 1], key[j + 1] = o[j], key[j]
+                    at[j + 1], o[j + 1], key[j + 1] = at[j], o[j], key[j]
                     j -= 1
-                o[j + 1], key[j + 1] = oi, ki
+                at[j + 1], o[j + 1], key[j + 1] = ai, oi, ki
         elif b - a > 1:  # a long run: by ordinal, then (stably) by tie key
-            run_o = o[a:b].copy()
+            run = at[a:b].copy()
             run_k = key[a:b].copy()
-            by_ord = np.argsort(run_o, kind="mergesort")
-            run_o, run_k = run_o[by_ord], run_k[by_ord]
-            by_key = np.argsort(run_k, kind="mergesort")
-            o[a:b] = run_o[by_key]
+            by_ord = np.argsort(o[a:b], kind="mergesort")
+            run, run_k = run[by_ord], run_k[by_ord]
+            at[a:b] = run[np.argsort(run_k, kind="mergesort")]
         a = b
-    return o, u, tied_o, tied_keys
+    return at, learned
 
 
 # Compiled only where the tie keys' hash is (numba): otherwise numpy ranks as before.
-_CUT_AND_RANK = (njit(cache=True, nogil=True)(_cut_and_rank)
-                 if njit is not None and segments is not None else None)
+if njit is not None and segments is not None:
+    seed_prefix = njit(cache=True, nogil=True)(seed_prefix)
+    _rank = njit(cache=True, nogil=True)(_rank)
+    _CUT_AND_RANK: Any = njit(cache=True, nogil=True)(_cut_and_rank)
+else:  # pragma: no cover - exercised where numba is absent
+    _CUT_AND_RANK = None

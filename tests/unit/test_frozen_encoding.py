@@ -19,7 +19,18 @@ def _as_3_11_6(value: Any, option: int) -> bytes:
 
 def test_the_installed_orjson_writes_the_frozen_bytes() -> None:
     assert frozen_encoding.drift() is None
+    assert frozen_encoding.numpy_drift() is None
     frozen_encoding.check()
+
+
+def test_an_orjson_that_writes_numpy_floats_otherwise_than_floats_is_refused() -> None:
+    def dumps(value: Any, option: int) -> bytes:
+        found = orjson.dumps(value, option=option)
+        return found.replace(b"e+", b"E+") if option & orjson.OPT_SERIALIZE_NUMPY else found
+    where = frozen_encoding.numpy_drift(dumps)
+    assert where is not None and "E+308" in where and "e+308" in where
+    with pytest.raises(EncodingDriftError, match="numpy array"):
+        frozen_encoding.check(dumps)
 
 
 def test_an_orjson_that_writes_an_exponent_otherwise_is_refused_naming_the_fix() -> None:

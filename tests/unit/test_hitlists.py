@@ -9,14 +9,18 @@ writes its lists both ways.
 
 from __future__ import annotations
 
+import numpy as np
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
-from rookhaven.core import compiled, hitlists
+from rookhaven.core import compiled, hitlists, select
 from rookhaven.core.canonical import result_bytes
+from rookhaven.core.rng import CodeUnits, prefix_units
+from rookhaven.core.select import TieKeys, top_k
+from rookhaven.core.streams import tie_key
 from rookhaven.sampledata import sample_corpus, sample_requests
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
@@ -78,3 +82,39 @@ def test_hits_name_their_subqueries_and_ranks() -> None:
         {"id": 'q"', "rank": 1, "score": 1.5, "subqueries": [0, 12]},
         {"id": "x", "rank": 2, "score": 0.75, "subqueries": []},
     ]
+
+
+# Candidates as a cut gives them and beyond: fewer and more than FEW_SCORES and SHORT_SORT,
+# few distinct scores (ties everywhere), zero and negative ones, some at the top of int64.
+_CANDIDATES = st.tuples(
+    st.one_of(st.integers(0, 40), st.integers(select.SHORT_SORT - 8, select.SHORT_SORT + 40)),
+    st.randoms(use_true_random=False)).map(lambda nr: (
+        sorted(nr[1].sample(range(300), nr[0])),
+        [nr[1].choice([*range(-1, 9), 2**53 + 1, 2**63 - 1]) for _ in range(nr[0])]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(ids=st.lists(st.text(ID_CHARS, min_size=1, max_size=6), min_size=300, max_size=300,
+                    unique=True),
+       candidates=_CANDIDATES, k=st.integers(0, 150), seed=st.integers(0, 2**32 - 1),
+       scale=st.sampled_from([1, 2**16, 2**24]))
+def test_ranked_picked_is_top_k_then_picked(ids: list[str], candidates: tuple[list[int],
+                                            list[int]], k: int, seed: int, scale: int) -> None:
+    ords = np.asarray(candidates[0], dtype=np.int64)
+    units = np.asarray(candidates[1], dtype=np.int64)
+    strings, id_units = hitlists.IdStrings(ids), CodeUnits(ids)
+    keys = TieKeys(seed, ids, id_units)
+    picks, contributed, hits = hitlists.ranked_picked(strings, keys, ords, units, k, scale)
+    expected = top_k(ords, units, k, TieKeys(seed, ids, id_units))
+    assert picks == expected
+    both = (hitlists.picked(strings, *expected, scale) if expected[0]
+            else (orjson.Fragment(b"[]"), orjson.Fragment(b"[]")))
+    assert (orjson.dumps(contributed), orjson.dumps(hits)) == tuple(map(orjson.dumps, both))
+    # What it hashed is remembered: the keys of tied picks are the seeded tie keys.
+    tied = [o for o, u in zip(*expected, strict=True) if expected[1].count(u) > 1]
+    assert all(keys.of(tied)[o] == tie_key(seed, ids[o]) for o in tied)
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_the_compiled_prefix_of_a_seed_is_its_tie_key_prefix(seed: int) -> None:
+    assert select.seed_prefix(seed).tolist() == prefix_units(f"{seed:08x}\x00").tolist()
