@@ -155,10 +155,19 @@ class Labels:
 
 def cyrb128_labelled(prefix: str, labels: Labels) -> npt.NDArray[np.uint64]:
     """``cyrb128_many(prefix, labels.texts)``, one row of four per label."""
-    if _COMPILED is None or not live():
+    if _LABELLED is None or not live():
         return cyrb128_many(prefix, labels.texts)
-    return _COMPILED(_utf16(prefix), labels.units, labels.starts,  # type: ignore[no-any-return]
-                     labels.stops)
+    return _LABELLED(prefix.encode("utf-16-le", "surrogatepass"),  # type: ignore[no-any-return]
+                     labels.units, labels.starts, labels.stops)
+
+
+def _labelled(prefix: Any, units: Any, starts: Any, stops: Any) -> Any:
+    """``_cyrb128_segments`` of a prefix given as UTF-16-LE bytes: read as code units in
+    compiled code (a numpy view made per request cost as much as the hash)."""
+    return segments(np.frombuffer(prefix, dtype=np.uint16), units, starts, stops)
+
+
+_LABELLED = njit(cache=True, nogil=True)(_labelled) if njit is not None else None
 
 
 class CodeUnits:

@@ -8,16 +8,16 @@ stream and the document id: adding an unrelated document never reorders existing
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .rng import Labels, cyrb128, cyrb128_labelled, cyrb128_many
 
 
-@dataclass(frozen=True)
-class Streams:
-    """The uint32 seeds of the two random streams a retrieval uses."""
+class Streams(NamedTuple):
+    """The uint32 seeds of the two random streams a retrieval uses (a named tuple: made for
+    every request)."""
 
     allocation: int
     ranking: int
@@ -31,8 +31,8 @@ _STREAMS = Labels("\x00allocation", "\x00ranking")
 
 def derive_streams(seed: str, query: str) -> Streams:
     """The allocation and ranking stream seeds for a request."""
-    allocation, ranking = cyrb128_labelled(f"{seed}\x00{query}", _STREAMS)[:, 0].tolist()
-    return Streams(allocation=allocation, ranking=ranking)
+    rows = cyrb128_labelled(f"{seed}\x00{query}", _STREAMS).tolist()
+    return Streams(rows[0][0], rows[1][0])
 
 
 def tie_key(ranking_seed: int, doc_id: str) -> int:

@@ -126,6 +126,8 @@ class TextRules:
     _token: re.Pattern[str] = field(init=False, repr=False, compare=False)
     _fold: tuple[int | str, ...] = field(init=False, repr=False, compare=False)
     _ascii_gaps: dict[int, str] = field(init=False, repr=False, compare=False)
+    # The same as a bytes table that also lowers: ASCII text's tokens in one C call each way.
+    _ascii_bytes: bytes = field(init=False, repr=False, compare=False)
     # The "words" split (split_words): a word, a run of unsegmented letters inside one (with
     # the marks after it) and one such letter with its marks.
     _word: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -153,6 +155,8 @@ class TextRules:
         set_(self, "_invisible", re.compile(f"[{_char_class(self._invisible_ranges)}]+"))
         alnum = re.compile(f"[{_char_class(tables.alnum)}]")
         set_(self, "_ascii_gaps", {c: " " for c in range(128) if not alnum.match(chr(c))})
+        set_(self, "_ascii_bytes", bytes(32 if c in self._ascii_gaps else ord(chr(c).lower())
+                                         for c in range(128)) + bytes(range(128, 256)))
 
     @property
     def version(self) -> str:
@@ -180,8 +184,8 @@ class TextRules:
     def split_tokens(self, text: str) -> list[str]:
         """Every token of ``text`` in order: maximal runs of letters and digits after
         ``normalize``."""
-        if text.isascii():
-            return text.lower().translate(self._ascii_gaps).split()
+        if text.isascii():  # lower() then ``_ascii_gaps``, on bytes: a third of the time
+            return text.encode().translate(self._ascii_bytes).decode().split()
         return self._token.findall(self.normalize(text))
 
     def split_words(self, text: str) -> list[str]:

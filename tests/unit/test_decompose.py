@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from rookhaven.core.analyzer import Analyzer
-from rookhaven.core.decompose import decompose, split_parts
+from rookhaven.core.decompose import _ASCII_SEPARATOR, decompose, split_parts
 
 A = Analyzer()
 
@@ -57,3 +60,17 @@ def test_a_query_of_only_stop_words_has_no_subqueries() -> None:
     result = decompose("and the, of", A)
     assert result.parts == ()
     assert len(result.dropped) == 2
+
+
+ASCII_PIECES = st.sampled_from(["and", "AND", "or", "Or", "then", "also", "plus", "as",
+                                "well", "along", "with", "together", "in", "addition", "to",
+                                "android", "order", "sand", "x", "3", "3.5", "_", "and_", " ",
+                                "  ", "\t", "\x1c", "\n", ",", ", ", ".", ":", ";", "!", "?",
+                                "&", "-", "/", "(", "'", "crane", "Berth"])
+
+
+@given(st.lists(ASCII_PIECES, max_size=12).map("".join))
+def test_an_ascii_query_splits_as_the_separator_pattern_splits_it(query: str) -> None:
+    # split_parts skips the pattern when a quick look finds no separator could match.
+    expected = [p for piece in _ASCII_SEPARATOR.split(query) if (p := piece.strip())]
+    assert split_parts(query) == expected

@@ -144,3 +144,11 @@ def test_the_pinned_word_and_space_classes_are_what_re_matched_under_14() -> Non
             if bool(word.match(chr(cp))) != bool(re.match(r"\w", chr(cp)))] == []
     assert [cp for cp in range(LAST + 1)
             if bool(space.match(chr(cp))) != bool(re.match(r"\s", chr(cp)))] == []
+
+
+@given(st.text(st.characters(max_codepoint=127)))
+def test_ascii_text_splits_as_lowering_then_mapping_each_gap_to_a_space(text: str) -> None:
+    # split_tokens reads ASCII through one bytes table; this is the table it stands for.
+    for version in UNICODE_VERSIONS:
+        rules = text_rules(version)
+        assert rules.split_tokens(text) == text.lower().translate(rules.ascii_gaps).split()
