@@ -13,7 +13,8 @@ and merge order), encode (canonical bytes, the compiled hit lists included), and
 nested stages are not counted twice. The wrappers cost a little per call; the untimed rate
 is printed beside, and "outside" is the microseconds a request spends outside the kernel
 stage at that rate (issue 56's second target). A one-part query's cut, ranking and lists are
-one compiled call (``hitlists.ranked_picked``, ADR 0048): its own stage, "cut+lists".
+one compiled call (``hitlists.ranked_lists``, ADR 0048): its own stage, "cut+lists"; such a
+query's audit is then written directly (``Retriever._direct_bytes``: in "rest").
 
 With ``--cached`` each request's index answers are remembered from the warm-up and the
 requests run again untimed by stage: everything but the kernel, with nothing between
@@ -77,8 +78,8 @@ def instrument(retriever: Retriever, clock: Clock) -> None:
     for name in ("result_bytes", "contributions", "picked", "encoded_hits"):
         setattr(engine, name, clock.wrap("encode", getattr(engine, name)))
     engine.ranked = clock.wrap("select", engine.ranked)  # type: ignore[attr-defined]
-    engine.ranked_picked = clock.wrap(  # type: ignore[attr-defined]
-        "cut+lists", engine.ranked_picked)
+    for name in ("ranked_picked", "ranked_lists"):
+        setattr(engine, name, clock.wrap("cut+lists", getattr(engine, name)))
     cls = analyzer.Analyzer
     cls.terms = clock.wrap("tokenise", cls.terms)  # type: ignore[method-assign]
     for index in {id(retriever.index): retriever.index,

@@ -65,7 +65,7 @@ def mentions_null(encoded: bytes) -> bool:
 
 
 # The frame of a result's canonical bytes: its audit first, then its hits (keys sorted).
-_HEAD, _HITS = b'{"audit":', b',"hits":'
+RESULT_HEAD, RESULT_HITS = b'{"audit":', b',"hits":'
 
 
 def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
@@ -84,13 +84,13 @@ def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
     # floats): encoded as they are, not searched again (4 us of a top-100 result).
     hits_bytes = orjson.dumps(hits) if isinstance(hits, orjson.Fragment) else canonical_bytes(hits)
     # One join, one copy: chained + copies the growing result at every step.
-    return b"".join((_HEAD, audit, _HITS, hits_bytes, b"}")), audit
+    return b"".join((RESULT_HEAD, audit, RESULT_HITS, hits_bytes, b"}")), audit
 
 
 def embeds(result: bytes, audit: bytes) -> bool:
     """Whether ``result`` frames exactly these ``audit`` bytes, as ``result_bytes`` writes
     every result: then both are one encoding, and no parse is needed to say so."""
-    return result.startswith(_HEAD + audit + _HITS)
+    return result.startswith(RESULT_HEAD + audit + RESULT_HITS)
 
 
 def sha256_digest(data: bytes) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import orjson
@@ -16,19 +16,19 @@ import orjson
 from ..errors import ConfigError
 from ..models import RetrievalRequest, RetrievalResult
 from .allocate import largest_remainder
-from .canonical import canonical_bytes, result_bytes
+from .canonical import RESULT_HEAD, RESULT_HITS, canonical_bytes, result_bytes
 from .compiled import live
 from .corpus import Corpus, as_corpus
 from .corpusstream import CorpusStream, CorpusSummary
-from .decompose import decompose
+from .decompose import Decomposition, Part, decompose
 from .engines import make_provider
-from .hitlists import IdStrings, contributions, picked, ranked_picked
+from .hitlists import IdStrings, contributions, picked, ranked_lists, ranked_picked
 from .hitlists import hits as encoded_hits
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
 from .rng import CodeUnits, mulberry32
 from .select import IntArray, Picks, TieKeys, ranked, top_k
-from .streams import derive_streams
+from .streams import Streams, derive_streams
 
 __all__ = ["CORE_VERSION", "Retriever", "retrieve"]
 
@@ -84,6 +84,12 @@ class Retriever:
         self._explain = getattr(self.index, "explain", None)
         # Hybrid engines rank the text behind each term tuple, bound once per request.
         self._for_texts = getattr(self.index, "for_texts", None)
+        # A one-part query ranked by a top-k index, merged whole-query, with nothing to
+        # explain or fuse: where the kernels are live its result is written directly
+        # (``_direct_bytes``).
+        self._direct = (self._top is not None and self._parts is self.index
+                        and self._explain is None and self._for_texts is None
+                        and self.provider.merge == "whole-query")
 
     @cached_property
     def _id_units(self) -> CodeUnits:
@@ -119,21 +125,75 @@ class Retriever:
         """The canonical bytes of the result and of its audit: what a worker stores and a
         replay compares. The same bytes as ``result_data`` encoded; where the compiled code
         is live, the hit and contribution lists are written as bytes without a dict each."""
-        return result_bytes(self._assemble(request, encoded=live()))
+        if not live():
+            return result_bytes(self._assemble(request, encoded=False))
+        streams = derive_streams(request.seed, request.query)
+        parts = decompose(request.query, self.provider.analyzer, split=request.decompose)
+        if self._direct and len(parts.parts) == 1 and parts.parts[0].text == request.query:
+            found = self._direct_bytes(request, streams, parts.parts[0])
+            if not isinstance(found, _Cut):
+                return found
+            return result_bytes(self._assemble(request, True, (streams, parts), found))
+        return result_bytes(self._assemble(request, True, (streams, parts)))
+
+    @cached_property
+    def _audit_frame(self) -> tuple[bytes, bytes]:
+        """The canonical bytes of a one-part audit around the request's own values, keys in
+        sorted order: before ``decompose``'s value, and from after it to ``query``'s."""
+        head = b"".join((
+            b'{"backfill":[],"config":', canonical_bytes(self.config), b',"config_digest":',
+            orjson.dumps(self.config_digest), b',"corpus_digest":',
+            orjson.dumps(self.corpus.digest), b',"corpus_size":',
+            str(len(self.corpus)).encode(), b',"decompose":'))
+        middle = b',"dropped":[],"engine":' + canonical_bytes(self._engine_data) + b',"query":'
+        return head, middle
+
+    def _direct_bytes(self, request: RetrievalRequest, streams: Streams, part: Part,
+                      ) -> tuple[bytes, bytes] | _Cut:
+        """``result_bytes`` of a query that is its own one part, for a ``_direct`` retriever:
+        the cut, its ranking and both lists in one compiled call, the audit written around
+        them without a dict (the bytes ``_assemble`` gives, as the tests hold). Where the
+        picks fall short of the budget or the cut is wide, the cut for ``_assemble``."""
+        assert self._top is not None
+        budget = request.recall_budget
+        ords, units = self._top.top(part.terms, budget)
+        cut = _Cut(part.terms, budget, ords, units)
+        if len(ords) > RANKED_WITH_LISTS * budget + 64:
+            return cut
+        picks, lists, split = ranked_lists(
+            self._id_strings, TieKeys(streams.ranking, self.corpus.ids, self._id_units),
+            np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), budget,
+            self.provider.scale)
+        if len(picks[0]) != budget:  # short: the merge's backfill decides the rest
+            return cut
+        head, middle = self._audit_frame
+        query, written = orjson.dumps(request.query), lists.data  # joined, not copied first
+        audit = b"".join((
+            head, b"true" if request.decompose else b"false", middle, query,
+            f',"recall_budget":{budget},"seed":'.encode(), orjson.dumps(request.seed),
+            f',"streams":{{"allocation":{streams.allocation},"ranking":{streams.ranking}}}'
+            f',"subqueries":[{{"budget":{budget},"contributed":'.encode(), written[:split],
+            b',"terms":', orjson.dumps(part.distinct), b',"text":', query,
+            f',"weight":{len(part.distinct)}}}]}}'.encode()))
+        return b"".join((RESULT_HEAD, audit, RESULT_HITS, written[split:], b"}")), audit
 
     @cached_property
     def _id_strings(self) -> IdStrings:
         """The ids as JSON strings, from which compiled code writes the hit lists."""
         return IdStrings(self.corpus.ids)
 
-    def _assemble(self, request: RetrievalRequest, encoded: bool) -> dict[str, Any]:
+    def _assemble(self, request: RetrievalRequest, encoded: bool,
+                  made: tuple[Streams, Decomposition] | None = None,
+                  cut: _Cut | None = None) -> dict[str, Any]:
         """The result as plain data; with ``encoded``, its hit and contribution lists are
-        ``orjson.Fragment``s of their canonical bytes (for encoding only)."""
+        ``orjson.Fragment``s of their canonical bytes (for encoding only). ``made``: the
+        request's streams and decomposition, if made already; ``cut``: an index answer
+        already had."""
         analyzer, ids, scale = self.provider.analyzer, self.corpus.ids, self.provider.scale
         listed = self._encoded if encoded else self._contributions
-        streams = derive_streams(request.seed, request.query)
+        streams, parts = made or (derive_streams(request.seed, request.query),
+                                  decompose(request.query, analyzer, split=request.decompose))
         keys = TieKeys(streams.ranking, ids, self._id_units)  # each hashed once per request
-        parts = decompose(request.query, analyzer, split=request.decompose)
         # One part takes the whole budget and draws nothing from the stream (the method's
         # own one-part case, without making the stream).
         budgets = [request.recall_budget] if len(parts.parts) == 1 else largest_remainder(
@@ -150,6 +210,8 @@ class Retriever:
                 texts.setdefault(tuple(part.terms), part.text)
             ranking = fused = self._for_texts(texts)
         scores = _ScoreCache(ranking, self._top)
+        if cut is not None:
+            scores.know(cut)
         unexpanded = scores if self._parts is self.index else _ScoreCache(
             self._parts, self._parts if isinstance(self._parts, TopKIndex) else None)
         best: dict[int, int] = {}
@@ -303,6 +365,15 @@ class Retriever:
         return order + backfill[0], shown, backfill
 
 
+class _Cut(NamedTuple):
+    """An index's top-k answer for ``terms``: the candidates' ordinals and scores."""
+
+    terms: tuple[str, ...]
+    k: int
+    ords: IntArray
+    units: IntArray
+
+
 class _ScoreCache:
     """Scores per term tuple for one request: a one-part query is scored once, not twice.
 
@@ -317,17 +388,27 @@ class _ScoreCache:
         self._known: dict[tuple[str, ...], dict[int, int]] = {}
         # Cuts not yet read into ``_known``: most requests never ask ``of`` for them.
         self._cuts: dict[tuple[str, ...], list[tuple[IntArray, IntArray]]] = {}
+        self._given: _Cut | None = None
 
     def __call__(self, terms: tuple[str, ...]) -> tuple[IntArray, IntArray]:
         if terms not in self._seen:
             self._seen[terms] = self._index.score(terms)
         return self._seen[terms]
 
+    def know(self, cut: _Cut) -> None:
+        """Answer ``top(cut.terms, cut.k)`` with ``cut``, which the index gave already."""
+        self._given = cut
+
     def top(self, terms: tuple[str, ...], k: int) -> tuple[IntArray, IntArray]:
         """Candidates for the best ``k`` under ``terms``: all matches, or the top-k cut."""
         if self._top is None or terms in self._seen:
             return self(terms)
-        ords, units = self._top.top(terms, k)
+        given = self._given
+        if given is not None and given.terms == terms and given.k == k:
+            self._given = None
+            ords, units = given.ords, given.units
+        else:
+            ords, units = self._top.top(terms, k)
         self._cuts.setdefault(terms, []).append((ords, units))
         return ords, units
 

@@ -206,6 +206,7 @@ _NO_SUBS = np.zeros(0, dtype=np.int64)
 # same bytes, and each way is the cheaper one on its side (ten: 1.0 us against 1.5).
 FEW_SCORES = 32
 _EMPTY = orjson.Fragment(b"[]")
+_EMPTY_PAIR = np.frombuffer(b"[][]", dtype=np.uint8)
 
 
 def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale: int,
@@ -253,15 +254,16 @@ def picked(strings: IdStrings, ords: Sequence[int], units: Sequence[int],
     return _encode(strings, ords, units, scale, True, True, None)
 
 
-def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
-                  units: npt.NDArray[np.int64], k: int, scale: int,
-                  ) -> tuple[Picks, orjson.Fragment, orjson.Fragment]:
+def ranked_lists(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
+                 units: npt.NDArray[np.int64], k: int, scale: int,
+                 ) -> tuple[Picks, npt.NDArray[np.uint8], int]:
     """``select.top_k`` of the candidates (no exclusions) and ``picked`` of its picks, in one
-    compiled call: the picks, their contributions and their hits. For a cut's candidates
-    (about ``k`` of them): every candidate's score is written, picked or not."""
+    compiled call: the picks, and both lists' bytes end to end with where the hits begin.
+    For a cut's candidates (about ``k`` of them): every candidate's score is written, picked
+    or not."""
     assert _RANKED_LISTS is not None and keys.units is not None, "compiled lists need numba"
     if k <= 0 or len(ords) == 0:
-        return ([], []), _EMPTY, _EMPTY
+        return ([], []), _EMPTY_PAIR, 2
     # A quotient of integers is finite: no null to look for. numpy's int64 to float64 then
     # an exact division by a power of two rounds as Python's int / int does, and orjson
     # writes a numpy float as it writes a float (frozen_encoding checks both); for a few,
@@ -274,5 +276,14 @@ def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64]
     keys.learn(learned)
     both = picks.tolist()
     n = len(both) // 2
-    return ((both[:n], both[n:]), orjson.Fragment(encoded[:split].tobytes()),
+    return (both[:n], both[n:]), encoded, split
+
+
+def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
+                  units: npt.NDArray[np.int64], k: int, scale: int,
+                  ) -> tuple[Picks, orjson.Fragment, orjson.Fragment]:
+    """``ranked_lists`` with each list as a fragment: the picks, their contributions and
+    their hits."""
+    picks, encoded, split = ranked_lists(strings, keys, ords, units, k, scale)
+    return (picks, orjson.Fragment(encoded[:split].tobytes()),
             orjson.Fragment(encoded[split:].tobytes()))

@@ -45,7 +45,7 @@ def test_each_id_is_found_as_orjson_writes_it(ids: list[str]) -> None:
 def test_result_bytes_are_the_plain_results_bytes(ids: list[str], data: st.DataObject) -> None:
     texts = data.draw(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=5),
                                min_size=len(ids), max_size=len(ids)))
-    engine = data.draw(st.sampled_from(["bm25@2", "bm25@3", "bm25@4", "tfcosine@1"]))
+    engine = data.draw(st.sampled_from(["bm25@2", "bm25@3", "bm25@4", "bm25@6", "tfcosine@1"]))
     retriever = Retriever([Document(id=i, text=" ".join(t))
                            for i, t in zip(ids, texts, strict=True)], engine)
     for _ in range(4):
@@ -118,3 +118,17 @@ def test_ranked_picked_is_top_k_then_picked(ids: list[str], candidates: tuple[li
 @given(st.integers(0, 2**32 - 1))
 def test_the_compiled_prefix_of_a_seed_is_its_tie_key_prefix(seed: int) -> None:
     assert select.seed_prefix(seed).tolist() == prefix_units(f"{seed:08x}\x00").tolist()
+
+
+@pytest.mark.parametrize(("copies", "budget"), [(200, 10), (5, 10), (40, 40), (0, 3)])
+def test_a_direct_result_a_wide_cut_and_a_short_one_give_the_reference_bytes(
+        copies: int, budget: int) -> None:
+    # A one-part query's result is written without a dict (Retriever._direct_bytes) unless
+    # its cut is wide (200 documents tied at the cut) or short of the budget; all are the
+    # reference path's bytes.
+    docs = ([Document(id=f"same-{i:03d}", text="crane berth") for i in range(copies)]
+            + [Document(id=f"other-{i}", text=f"tide pilot {'crane ' * i}") for i in range(3)])
+    retriever = Retriever(docs, "bm25@6")
+    for query in ("crane", "crane berth", "tide", "quay"):
+        request = RetrievalRequest(query=query, recall_budget=budget, seed="s")
+        assert retriever.result_bytes(request) == result_bytes(retriever.result_data(request))
