@@ -19,7 +19,10 @@ query's audit is then written directly (``Retriever._direct_bytes``: in "rest").
 With ``--cached`` each request's index answers are remembered from the warm-up and the
 requests run again untimed by stage: everything but the kernel, with nothing between
 requests to push the interpreter's working set out of the caches (the "bare" cost; the
-difference to "outside" is what the kernel's memory traffic costs the rest).
+difference to "outside" is what the kernel's memory traffic costs the rest). Each column
+keeps the fastest of ``--passes`` passes, untimed and timed. ``--tree DIR`` times another
+checkout's ``rookhaven`` (e.g. a ``git worktree`` of an older commit) with this script, so
+two trees are compared by one method.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# ``--tree DIR`` is read before anything is imported: that checkout's rookhaven is timed.
+_TREE = sys.argv[sys.argv.index("--tree") + 1] if "--tree" in sys.argv[:-1] else None
+sys.path.insert(0, _TREE or str(ROOT))
 
 import orjson  # noqa: E402
 
@@ -79,7 +84,8 @@ def instrument(retriever: Retriever, clock: Clock) -> None:
         setattr(engine, name, clock.wrap("encode", getattr(engine, name)))
     engine.ranked = clock.wrap("select", engine.ranked)  # type: ignore[attr-defined]
     for name in ("ranked_picked", "ranked_lists"):
-        setattr(engine, name, clock.wrap("cut+lists", getattr(engine, name)))
+        if hasattr(engine, name):  # an older tree, run with --tree, has neither
+            setattr(engine, name, clock.wrap("cut+lists", getattr(engine, name)))
     cls = analyzer.Analyzer
     cls.terms = clock.wrap("tokenise", cls.terms)  # type: ignore[method-assign]
     for index in {id(retriever.index): retriever.index,
@@ -123,6 +129,11 @@ def main() -> None:
     parser.add_argument("--k", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--cached", action="store_true",
                         help="also time each column with the index's answers cached")
+    parser.add_argument("--passes", type=int, default=3,
+                        help="passes per column, untimed and timed; the fastest kept")
+    parser.add_argument("--tree", type=Path,
+                        help="time another checkout's rookhaven (a worktree of an older "
+                             "commit) with this script")
     args = parser.parse_args()
 
     docs = load_corpus(args.corpus_dir / "corpus.jsonl", max_docs=10**7)
@@ -142,10 +153,13 @@ def main() -> None:
     for label, reqs in runs:
         for request in reqs:  # warm: JIT, caches, expansions
             retriever.result_bytes(request)
-        began = time.perf_counter()
-        for request in reqs:
-            retriever.result_bytes(request)
-        plain[label] = len(reqs) / (time.perf_counter() - began)
+        fastest = float("inf")
+        for _ in range(args.passes):  # noise on a shared machine only ever slows a pass
+            began = time.perf_counter()
+            for request in reqs:
+                retriever.result_bytes(request)
+            fastest = min(fastest, time.perf_counter() - began)
+        plain[label] = len(reqs) / fastest
     if args.cached:
         for label, reqs in runs:
             print(f"{label:8}{bare(retriever, reqs):8.1f} us a request with the index's "
@@ -156,9 +170,15 @@ def main() -> None:
     print(f"{'':8}{'req/s':>8}{'us/req':>8}{'outside':>9}  "
           + "  ".join(f"{s:>9}" for s in STAGES))
     for label, reqs in runs:
+        passes = []
+        for _ in range(args.passes):
+            clock.spent.clear()
+            for request in reqs:
+                whole(request)
+            passes.append(dict(clock.spent))
+        spent = min(passes, key=lambda p: sum(p.values()))  # the fastest timed pass
         clock.spent.clear()
-        for request in reqs:
-            whole(request)
+        clock.spent.update(spent)
         total = sum(clock.spent.values())
         shares = "  ".join(f"{clock.spent[s] / total:9.1%}" for s in STAGES)
         # Outside the kernel, in us a request of the untimed rate: the stages' shares carry

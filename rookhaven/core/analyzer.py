@@ -138,10 +138,9 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """The content terms of ``text``, in order, repeats kept."""
         stop, stem = self._stop, self._stem
-        kept = [t for t in self.split_tokens(text) if t not in stop]
         if stem is None:
-            return kept
-        return [stem(t) for t in kept]
+            return [t for t in self.split_tokens(text) if t not in stop]
+        return [stem(t) for t in self.split_tokens(text) if t not in stop]
 
     def config(self) -> dict[str, Any]:
         """The parameters that change terms; hashed into the config digest."""

@@ -140,6 +140,10 @@ def decompose(query: str, analyzer: Analyzer, *, split: bool = True) -> Decompos
     """Subqueries of ``query``; with ``split=False`` the whole query is the only candidate."""
     texts = (split_parts(query, analyzer.unicode, analyzer.split) if split
              else [_stripped(query, analyzer.unicode)])
+    if len(texts) == 1:  # the usual query: no earlier part to repeat
+        part = _part(texts[0], analyzer)
+        if part.distinct:
+            return Decomposition((part,), ())
     parts: list[Part] = []
     dropped: list[tuple[str, str]] = []
     seen: dict[tuple[str, ...], int] = {}

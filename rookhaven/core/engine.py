@@ -160,10 +160,10 @@ class Retriever:
         cut = _Cut(part.terms, budget, ords, units)
         if len(ords) > RANKED_WITH_LISTS * budget + 64:
             return cut
-        picks, lists, split = ranked_lists(
-            self._id_strings, TieKeys(streams.ranking, self.corpus.ids, self._id_units),
+        picks, lists, split, _ = ranked_lists(
+            self._id_strings, self._id_units, streams.ranking,
             np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), budget,
-            self.provider.scale)
+            self.provider.scale)  # the tie keys it hashed: no one asks for them again
         if len(picks[0]) != budget:  # short: the merge's backfill decides the rest
             return cut
         head, middle = self._audit_frame

@@ -23,6 +23,7 @@ import orjson
 
 from .canonical import mentions_null
 from .compiled import njit
+from .rng import CodeUnits
 from .select import Picks, TieKeys, _rank, seed_prefix
 
 _QUOTE, _BACKSLASH = 34, 92
@@ -207,6 +208,7 @@ _NO_SUBS = np.zeros(0, dtype=np.int64)
 FEW_SCORES = 32
 _EMPTY = orjson.Fragment(b"[]")
 _EMPTY_PAIR = np.frombuffer(b"[][]", dtype=np.uint8)
+_NO_KEYS = np.zeros(0, dtype=np.uint64)
 
 
 def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale: int,
@@ -254,16 +256,17 @@ def picked(strings: IdStrings, ords: Sequence[int], units: Sequence[int],
     return _encode(strings, ords, units, scale, True, True, None)
 
 
-def ranked_lists(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
-                 units: npt.NDArray[np.int64], k: int, scale: int,
-                 ) -> tuple[Picks, npt.NDArray[np.uint8], int]:
-    """``select.top_k`` of the candidates (no exclusions) and ``picked`` of its picks, in one
-    compiled call: the picks, and both lists' bytes end to end with where the hits begin.
-    For a cut's candidates (about ``k`` of them): every candidate's score is written, picked
-    or not."""
-    assert _RANKED_LISTS is not None and keys.units is not None, "compiled lists need numba"
+def ranked_lists(strings: IdStrings, id_units: CodeUnits, seed: int,
+                 ords: npt.NDArray[np.int64], units: npt.NDArray[np.int64], k: int,
+                 scale: int) -> tuple[Picks, npt.NDArray[np.uint8], int, npt.NDArray[np.uint64]]:
+    """``select.top_k`` of the candidates (no exclusions; ranking stream ``seed``, the ids'
+    code units ``id_units``) and ``picked`` of its picks, in one compiled call: the picks,
+    both lists' bytes end to end, where the hits begin, and the tie keys hashed (for
+    ``TieKeys.learn``). For a cut's candidates (about ``k`` of them): every candidate's
+    score is written, picked or not."""
+    assert _RANKED_LISTS is not None, "compiled lists need numba"
     if k <= 0 or len(ords) == 0:
-        return ([], []), _EMPTY_PAIR, 2
+        return ([], []), _EMPTY_PAIR, 2, _NO_KEYS
     # A quotient of integers is finite: no null to look for. numpy's int64 to float64 then
     # an exact division by a power of two rounds as Python's int / int does, and orjson
     # writes a numpy float as it writes a float (frozen_encoding checks both); for a few,
@@ -271,12 +274,11 @@ def ranked_lists(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
     scores = (orjson.dumps([u / scale for u in units.tolist()]) if len(units) <= FEW_SCORES
               else orjson.dumps(units / scale, option=orjson.OPT_SERIALIZE_NUMPY))
     encoded, split, picks, learned = _RANKED_LISTS(
-        strings.blob, strings.offsets, ords, units, k, keys.seed, keys.units.units,
-        keys.units.offsets, scores)
-    keys.learn(learned)
+        strings.blob, strings.offsets, ords, units, k, seed, id_units.units,
+        id_units.offsets, scores)
     both = picks.tolist()
     n = len(both) // 2
-    return (both[:n], both[n:]), encoded, split
+    return (both[:n], both[n:]), encoded, split, learned
 
 
 def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],
@@ -284,6 +286,9 @@ def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64]
                   ) -> tuple[Picks, orjson.Fragment, orjson.Fragment]:
     """``ranked_lists`` with each list as a fragment: the picks, their contributions and
     their hits."""
-    picks, encoded, split = ranked_lists(strings, keys, ords, units, k, scale)
+    assert keys.units is not None, "compiled lists hash the ids' code units"
+    picks, encoded, split, learned = ranked_lists(strings, keys.units, keys.seed, ords, units,
+                                                  k, scale)
+    keys.learn(learned)
     return (picks, orjson.Fragment(encoded[:split].tobytes()),
             orjson.Fragment(encoded[split:].tobytes()))
