@@ -25,6 +25,8 @@ from .textrules import TextRules, text_rules
 STEMMERS: dict[str, str | None] = {"none": None, "english": f"snowball-english@{SNOWBALL_VERSION}"}
 DEFAULT_UNICODE = "14.0"
 IDENTIFIERS = ("none", "split")
+# Tokens whose terms an analyzer remembers (``Analyzer.terms``); emptied when full.
+TERMS_MEMO = 1 << 14
 # How text becomes tokens: maximal runs of letters and digits (every engine before bm25@5),
 # or words that keep their combining marks, with unsegmented scripts cut into letters and
 # pairs of letters (TextRules.split_words, docs/adr/0039-words-in-every-script.md).
@@ -99,11 +101,13 @@ class Analyzer:
     _stem: Callable[[str], str] | None = field(init=False, repr=False, compare=False)
     _rules: TextRules = field(init=False, repr=False, compare=False)
     _split: Callable[[str], list[str]] = field(init=False, repr=False, compare=False)
+    _known: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_stop", stopword_list(self.stopwords))
         object.__setattr__(self, "_stem", _load_stemmer(self.stemmer))
         object.__setattr__(self, "_rules", text_rules(self.unicode))
+        object.__setattr__(self, "_known", {})
         if self.identifiers not in IDENTIFIERS:
             raise ConfigError(f"unknown identifiers mode {self.identifiers!r}; choose one of: "
                               f"{', '.join(IDENTIFIERS)}")
@@ -137,10 +141,23 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """The content terms of ``text``, in order, repeats kept."""
-        stop, stem = self._stop, self._stem
-        if stem is None:
-            return [t for t in self.split_tokens(text) if t not in stop]
-        return [stem(t) for t in self.split_tokens(text) if t not in stop]
+        tokens = self.split_tokens(text)
+        found = list(map(self._known.get, tokens))
+        if None in found:  # a token not met lately: learn it
+            found = [self._term(t) if f is None else f for t, f in zip(tokens, found,
+                                                                       strict=True)]
+        return [f for f in found if f]
+
+    def _term(self, token: str) -> str:
+        """``token``'s term, or "" for a stop word, remembered in ``_known``: one lookup a
+        token instead of a stop-word test and a stemmer's memo (a request's tokens come
+        after the kernel has pushed both out of the caches)."""
+        term = "" if token in self._stop else self.stem(token)
+        known = self._known
+        if len(known) >= TERMS_MEMO:
+            known.clear()
+        known[token] = term
+        return term
 
     def config(self) -> dict[str, Any]:
         """The parameters that change terms; hashed into the config digest."""

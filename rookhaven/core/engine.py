@@ -22,7 +22,7 @@ from .corpus import Corpus, as_corpus
 from .corpusstream import CorpusStream, CorpusSummary
 from .decompose import Decomposition, Part, decompose
 from .engines import make_provider
-from .hitlists import IdStrings, contributions, picked, ranked_lists, ranked_picked
+from .hitlists import IdStrings, contributions, picked, ranked_picked, streamed_lists
 from .hitlists import hits as encoded_hits
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
@@ -127,14 +127,15 @@ class Retriever:
         is live, the hit and contribution lists are written as bytes without a dict each."""
         if not live():
             return result_bytes(self._assemble(request, encoded=False))
-        streams = derive_streams(request.seed, request.query)
         parts = decompose(request.query, self.provider.analyzer, split=request.decompose)
+        cut = None
         if self._direct and len(parts.parts) == 1 and parts.parts[0].text == request.query:
-            found = self._direct_bytes(request, streams, parts.parts[0])
+            found = self._direct_bytes(request, parts.parts[0])
             if not isinstance(found, _Cut):
                 return found
-            return result_bytes(self._assemble(request, True, (streams, parts), found))
-        return result_bytes(self._assemble(request, True, (streams, parts)))
+            cut = found
+        streams = derive_streams(request.seed, request.query)
+        return result_bytes(self._assemble(request, True, (streams, parts), cut))
 
     @cached_property
     def _audit_frame(self) -> tuple[bytes, bytes]:
@@ -148,8 +149,7 @@ class Retriever:
         middle = b',"dropped":[],"engine":' + canonical_bytes(self._engine_data) + b',"query":'
         return head, middle
 
-    def _direct_bytes(self, request: RetrievalRequest, streams: Streams, part: Part,
-                      ) -> tuple[bytes, bytes] | _Cut:
+    def _direct_bytes(self, request: RetrievalRequest, part: Part) -> tuple[bytes, bytes] | _Cut:
         """``result_bytes`` of a query that is its own one part, for a ``_direct`` retriever:
         the cut, its ranking and both lists in one compiled call, the audit written around
         them without a dict (the bytes ``_assemble`` gives, as the tests hold). Where the
@@ -158,12 +158,13 @@ class Retriever:
         budget = request.recall_budget
         ords, units = self._top.top(part.terms, budget)
         cut = _Cut(part.terms, budget, ords, units)
-        if len(ords) > RANKED_WITH_LISTS * budget + 64:
+        if not 0 < len(ords) <= RANKED_WITH_LISTS * budget + 64:
             return cut
-        picks, lists, split, _ = ranked_lists(
-            self._id_strings, self._id_units, streams.ranking,
+        # The streams are derived in the ranking's own call: one call less a request.
+        streams, picks, lists, split = streamed_lists(
+            self._id_strings, self._id_units, request.seed, request.query,
             np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), budget,
-            self.provider.scale)  # the tie keys it hashed: no one asks for them again
+            self.provider.scale)
         if len(picks[0]) != budget:  # short: the merge's backfill decides the rest
             return cut
         head, middle = self._audit_frame

@@ -23,8 +23,9 @@ import orjson
 
 from .canonical import mentions_null
 from .compiled import njit
-from .rng import CodeUnits
+from .rng import CodeUnits, segments
 from .select import Picks, TieKeys, _rank, seed_prefix
+from .streams import STREAM_LABELS, Streams, stream_prefix
 
 _QUOTE, _BACKSLASH = 34, 92
 # The parts of each object, keys in sorted order as canonical bytes write them.
@@ -158,7 +159,7 @@ def _lists(blob: Any, offsets: Any, ords: Any, scores: Any, n_scores: int, at: A
     return out[:end], split
 
 
-def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: int,
+def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: Any,
                   id_units: Any, id_offsets: Any, scores: Any) -> Any:
     """The best ``k`` candidates ranked (``select._rank`` under ranking stream ``seed``) and
     written as a one-part query's contributions then hits (``_lists``; ``scores`` holds
@@ -176,6 +177,21 @@ def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: 
     return encoded, split, picks, learned
 
 
+def _streamed_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, prefix: Any,
+                    label_units: Any, label_starts: Any, label_stops: Any, id_units: Any,
+                    id_offsets: Any, scores: Any) -> Any:
+    """``_ranked_lists`` under the ranking stream it derives first: the streams' seeds are
+    the first words of cyrb128 of ``prefix`` (UTF-16-LE bytes) and each label, as
+    ``streams.derive_streams`` makes them. Returns ``_ranked_lists``'s four and the
+    allocation and ranking seeds."""
+    rows = segments(np.frombuffer(prefix, dtype=np.uint16), label_units, label_starts,
+                    label_stops)
+    allocation, ranking = np.int64(rows[0, 0]), np.int64(rows[1, 0])  # uint32 each
+    encoded, split, picks, learned = _ranked_lists(blob, offsets, ords, units, k, ranking,
+                                                   id_units, id_offsets, scores)
+    return encoded, split, picks, learned, allocation, ranking
+
+
 if njit is not None:
     _put = njit(cache=True, nogil=True, inline="always")(_put)
     _put_int = njit(cache=True, nogil=True, inline="always")(_put_int)
@@ -183,10 +199,12 @@ if njit is not None:
     _number_offsets = njit(cache=True, nogil=True)(_number_offsets)
     _lists = njit(cache=True, nogil=True)(_lists)
     _LISTS: Any = _lists
-    _RANKED_LISTS: Any = njit(cache=True, nogil=True)(_ranked_lists)
+    _ranked_lists = njit(cache=True, nogil=True)(_ranked_lists)
+    _RANKED_LISTS: Any = _ranked_lists
+    _STREAMED_LISTS: Any = njit(cache=True, nogil=True)(_streamed_lists)
     _STRING_OFFSETS: Any = njit(cache=True, nogil=True)(_string_offsets)
 else:  # pragma: no cover - exercised where numba is absent
-    _LISTS = _RANKED_LISTS = _STRING_OFFSETS = None
+    _LISTS = _RANKED_LISTS = _STREAMED_LISTS = _STRING_OFFSETS = None
 
 
 class IdStrings:
@@ -256,6 +274,18 @@ def picked(strings: IdStrings, ords: Sequence[int], units: Sequence[int],
     return _encode(strings, ords, units, scale, True, True, None)
 
 
+def _scores(units: npt.NDArray[np.int64], scale: int) -> bytes:
+    """The JSON array of ``units / scale``, as canonical bytes write each float.
+
+    A quotient of integers is finite: no null to look for. numpy's int64 to float64 then an
+    exact division by a power of two rounds as Python's int / int does, and orjson writes a
+    numpy float as it writes a float (frozen_encoding checks both); for a few, the list is
+    cheaper."""
+    if len(units) <= FEW_SCORES:
+        return orjson.dumps([u / scale for u in units.tolist()])
+    return orjson.dumps(units / scale, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
 def ranked_lists(strings: IdStrings, id_units: CodeUnits, seed: int,
                  ords: npt.NDArray[np.int64], units: npt.NDArray[np.int64], k: int,
                  scale: int) -> tuple[Picks, npt.NDArray[np.uint8], int, npt.NDArray[np.uint64]]:
@@ -267,18 +297,30 @@ def ranked_lists(strings: IdStrings, id_units: CodeUnits, seed: int,
     assert _RANKED_LISTS is not None, "compiled lists need numba"
     if k <= 0 or len(ords) == 0:
         return ([], []), _EMPTY_PAIR, 2, _NO_KEYS
-    # A quotient of integers is finite: no null to look for. numpy's int64 to float64 then
-    # an exact division by a power of two rounds as Python's int / int does, and orjson
-    # writes a numpy float as it writes a float (frozen_encoding checks both); for a few,
-    # the list is cheaper.
-    scores = (orjson.dumps([u / scale for u in units.tolist()]) if len(units) <= FEW_SCORES
-              else orjson.dumps(units / scale, option=orjson.OPT_SERIALIZE_NUMPY))
     encoded, split, picks, learned = _RANKED_LISTS(
         strings.blob, strings.offsets, ords, units, k, seed, id_units.units,
-        id_units.offsets, scores)
+        id_units.offsets, _scores(units, scale))
     both = picks.tolist()
     n = len(both) // 2
     return (both[:n], both[n:]), encoded, split, learned
+
+
+def streamed_lists(strings: IdStrings, id_units: CodeUnits, seed: str, query: str,
+                   ords: npt.NDArray[np.int64], units: npt.NDArray[np.int64], k: int,
+                   scale: int) -> tuple[Streams, Picks, npt.NDArray[np.uint8], int]:
+    """``ranked_lists`` under the request's own streams, derived in the same compiled call
+    (``streams.derive_streams``'s seeds): the streams, the picks, both lists' bytes and
+    where the hits begin. A request ranked so never asks for its tie keys again."""
+    assert _STREAMED_LISTS is not None, "compiled lists need numba"
+    assert k > 0 and len(ords) > 0, "no candidates: nothing to rank"
+    encoded, split, picks, _, allocation, ranking = _STREAMED_LISTS(
+        strings.blob, strings.offsets, ords, units, k,
+        stream_prefix(seed, query).encode("utf-16-le", "surrogatepass"), STREAM_LABELS.units,
+        STREAM_LABELS.starts, STREAM_LABELS.stops, id_units.units, id_units.offsets,
+        _scores(units, scale))
+    both = picks.tolist()
+    n = len(both) // 2
+    return Streams(int(allocation), int(ranking)), (both[:n], both[n:]), encoded, split
 
 
 def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],

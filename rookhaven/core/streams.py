@@ -26,12 +26,18 @@ class Streams(NamedTuple):
         return {"allocation": self.allocation, "ranking": self.ranking}
 
 
-_STREAMS = Labels("\x00allocation", "\x00ranking")
+# Each stream's seed is the first word of cyrb128(seed NUL query NUL label).
+STREAM_LABELS = Labels("\x00allocation", "\x00ranking")
+
+
+def stream_prefix(seed: str, query: str) -> str:
+    """What every stream's label is hashed after (``STREAM_LABELS``)."""
+    return f"{seed}\x00{query}"
 
 
 def derive_streams(seed: str, query: str) -> Streams:
     """The allocation and ranking stream seeds for a request."""
-    rows = cyrb128_labelled(f"{seed}\x00{query}", _STREAMS).tolist()
+    rows = cyrb128_labelled(stream_prefix(seed, query), STREAM_LABELS).tolist()
     return Streams(rows[0][0], rows[1][0])
 
 

@@ -20,7 +20,7 @@ from rookhaven.core import compiled, hitlists, select
 from rookhaven.core.canonical import result_bytes
 from rookhaven.core.rng import CodeUnits, prefix_units
 from rookhaven.core.select import TieKeys, top_k
-from rookhaven.core.streams import tie_key
+from rookhaven.core.streams import derive_streams, tie_key
 from rookhaven.sampledata import sample_corpus, sample_requests
 
 pytestmark = pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
@@ -132,3 +132,20 @@ def test_a_direct_result_a_wide_cut_and_a_short_one_give_the_reference_bytes(
     for query in ("crane", "crane berth", "tide", "quay"):
         request = RetrievalRequest(query=query, recall_budget=budget, seed="s")
         assert retriever.result_bytes(request) == result_bytes(retriever.result_data(request))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.text(max_size=8), query=st.text(min_size=1, max_size=30),
+       candidates=_CANDIDATES.filter(lambda c: len(c[0]) > 0), k=st.integers(1, 150))
+def test_streamed_lists_derive_the_requests_streams_and_rank_under_them(
+        seed: str, query: str, candidates: tuple[list[int], list[int]], k: int) -> None:
+    ids = [f"d{i}\u00e9" if i % 3 else f"d{i}" for i in range(300)]
+    strings, id_units = hitlists.IdStrings(ids), CodeUnits(ids)
+    ords = np.asarray(candidates[0], dtype=np.int64)
+    units = np.asarray(candidates[1], dtype=np.int64)
+    streams, picks, encoded, split = hitlists.streamed_lists(strings, id_units, seed, query,
+                                                             ords, units, k, 2**16)
+    assert streams == derive_streams(seed, query)
+    ranked, expected, at, _ = hitlists.ranked_lists(strings, id_units, streams.ranking, ords,
+                                                    units, k, 2**16)
+    assert (picks, encoded.tobytes(), split) == (ranked, expected.tobytes(), at)

@@ -494,10 +494,18 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, addi
             bound[g] = max(bound[g], lists[li, 4])
             length[g] += lists[li, 2] - lists[li, 1]
     by_bound = np.argsort(bound, kind="mergesort")  # its prefix is the non-essential set
+    exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
+    # All documents' sums in one array, where the caller lent one (``whole_sums``) and every
+    # query term is one list (or none): ADR 0041.
+    whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: whole_sums
+    for g in range(n_groups):
+        whole = whole and (groups[g + 1] - groups[g] <= 1 or additive[g] != 0)
     # Window-local, so it stays in cache; whole blocks of 64 (the exhaustive path's
-    # filter reads them), the entries past the window never written.
-    acc = np.zeros((window + 63) // 64 * 64, dtype=np.int64)
-    gval = np.zeros(window, dtype=np.int64)
+    # filter reads them), the entries past the window never written. With the lent array
+    # neither the window's sums nor a term's best (``_scan``'s) are used: zeroing them cost
+    # 128 KB of writes a call at 100k documents, which push the caller's data out of cache.
+    acc = np.zeros(0 if whole else (window + 63) // 64 * 64, dtype=np.int64)
+    gval = np.zeros(0 if whole else window, dtype=np.int64)
     gt = np.empty(window, dtype=np.int32)
     touched = np.empty(window, dtype=np.int32)
     cand = np.empty(window, dtype=np.int32)
@@ -510,13 +518,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, addi
     n_out = 0
     n_ne = 0  # terms by_bound[:n_ne] are non-essential: together they stay below theta
     ne_total = np.int64(0)
-    exhaustive = not _prunes(length, k, max_pruned, share_at, share_slope)
     one = np.int64(1) << wbits
-    # All documents' sums in one array, where the caller lent one (``whole_sums``) and every
-    # query term is one list (or none): ADR 0041.
-    whole = exhaustive and len(whole_acc) >= n_docs + 63  # the last block read: whole_sums
-    for g in range(n_groups):
-        whole = whole and (groups[g + 1] - groups[g] <= 1 or additive[g] != 0)
     if whole:
         # Each term's postings added in one run: per window and term, two seeks and a loop's
         # start cost ~100 ns, a fifth of the q8 kernel at 100k documents. The windows are
