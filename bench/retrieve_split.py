@@ -96,7 +96,7 @@ def instrument(clock: Clock) -> None:
     for name in ("result_bytes", "contributions", "picked", "encoded_hits"):
         setattr(engine, name, clock.wrap("encode", getattr(engine, name)))
     engine.ranked = clock.wrap("select", engine.ranked)  # type: ignore[attr-defined]
-    for name in ("ranked_picked", "ranked_lists"):
+    for name in ("ranked_picked", "ranked_lists", "streamed_lists"):
         if hasattr(engine, name):  # an older tree, run with --tree, has neither
             setattr(engine, name, clock.wrap("cut+lists", getattr(engine, name)))
     cls = analyzer.Analyzer

@@ -178,18 +178,21 @@ def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: 
 
 
 def _streamed_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, prefix: Any,
-                    label_units: Any, label_starts: Any, label_stops: Any, id_units: Any,
-                    id_offsets: Any, scores: Any) -> Any:
+                    id_units: Any, id_offsets: Any, scores: Any) -> Any:
     """``_ranked_lists`` under the ranking stream it derives first: the streams' seeds are
     the first words of cyrb128 of ``prefix`` (UTF-16-LE bytes) and each label, as
-    ``streams.derive_streams`` makes them. Returns ``_ranked_lists``'s four and the
-    allocation and ranking seeds."""
-    rows = segments(np.frombuffer(prefix, dtype=np.uint16), label_units, label_starts,
-                    label_stops)
+    ``streams.derive_streams`` makes them (the labels' units are constants of the compiled
+    code). Returns the bytes, where the hits begin, the picks, and the two seeds."""
+    rows = segments(np.frombuffer(prefix, dtype=np.uint16), _LABEL_UNITS, _LABEL_STARTS,
+                    _LABEL_STOPS)
     allocation, ranking = np.int64(rows[0, 0]), np.int64(rows[1, 0])  # uint32 each
-    encoded, split, picks, learned = _ranked_lists(blob, offsets, ords, units, k, ranking,
-                                                   id_units, id_offsets, scores)
-    return encoded, split, picks, learned, allocation, ranking
+    encoded, split, picks, _ = _ranked_lists(blob, offsets, ords, units, k, ranking,
+                                             id_units, id_offsets, scores)
+    return encoded, split, picks, allocation, ranking
+
+
+_LABEL_UNITS, _LABEL_STARTS, _LABEL_STOPS = (STREAM_LABELS.units, STREAM_LABELS.starts,
+                                             STREAM_LABELS.stops)
 
 
 if njit is not None:
@@ -313,11 +316,10 @@ def streamed_lists(strings: IdStrings, id_units: CodeUnits, seed: str, query: st
     where the hits begin. A request ranked so never asks for its tie keys again."""
     assert _STREAMED_LISTS is not None, "compiled lists need numba"
     assert k > 0 and len(ords) > 0, "no candidates: nothing to rank"
-    encoded, split, picks, _, allocation, ranking = _STREAMED_LISTS(
+    encoded, split, picks, allocation, ranking = _STREAMED_LISTS(
         strings.blob, strings.offsets, ords, units, k,
-        stream_prefix(seed, query).encode("utf-16-le", "surrogatepass"), STREAM_LABELS.units,
-        STREAM_LABELS.starts, STREAM_LABELS.stops, id_units.units, id_units.offsets,
-        _scores(units, scale))
+        stream_prefix(seed, query).encode("utf-16-le", "surrogatepass"), id_units.units,
+        id_units.offsets, _scores(units, scale))
     both = picks.tolist()
     n = len(both) // 2
     return Streams(int(allocation), int(ranking)), (both[:n], both[n:]), encoded, split
