@@ -141,7 +141,10 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """The content terms of ``text``, in order, repeats kept."""
-        tokens = self.split_tokens(text)
+        return self.terms_of(self.split_tokens(text))
+
+    def terms_of(self, tokens: list[str]) -> list[str]:
+        """The content terms of ``tokens`` (as ``split_tokens`` gives them), in order."""
         found = list(map(self._known.get, tokens))
         if None in found:  # a token not met lately: learn it
             found = [self._term(t) if f is None else f for t, f in zip(tokens, found,

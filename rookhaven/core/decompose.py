@@ -138,6 +138,23 @@ def _part(text: str, analyzer: Analyzer) -> Part:
 
 def decompose(query: str, analyzer: Analyzer, *, split: bool = True) -> Decomposition:
     """Subqueries of ``query``; with ``split=False`` the whole query is the only candidate."""
+    if (split and query.isascii() and analyzer.identifiers == "none"
+            and _ASCII_OTHER.search(query) is None):
+        # Letters, digits and spaces: its words are the analyzer's tokens (no other gap, no
+        # identifier to cut), and unless one begins a connector the query is one part.
+        # Tokenised once, here, for both questions.
+        words = query.lower().split()
+        if words and _CONNECTOR_STARTS.isdisjoint(words):
+            terms = tuple(analyzer.terms_of(words))
+            if terms:
+                return Decomposition((Part(query.strip(), terms, tuple(dict.fromkeys(terms))),),
+                                     ())
+    return decompose_each(query, analyzer, split=split)
+
+
+def decompose_each(query: str, analyzer: Analyzer, *, split: bool = True) -> Decomposition:
+    """``decompose`` by the separators and the analyzer alone, each part on its own: the
+    reference its quick path for plain ASCII queries is held to."""
     texts = (split_parts(query, analyzer.unicode, analyzer.split) if split
              else [_stripped(query, analyzer.unicode)])
     if len(texts) == 1:  # the usual query: no earlier part to repeat

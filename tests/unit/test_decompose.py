@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rookhaven.core.analyzer import Analyzer
-from rookhaven.core.decompose import _ASCII_SEPARATOR, decompose, split_parts
+from rookhaven.core.decompose import _ASCII_SEPARATOR, decompose, decompose_each, split_parts
 
 A = Analyzer()
 
@@ -74,3 +74,14 @@ def test_an_ascii_query_splits_as_the_separator_pattern_splits_it(query: str) ->
     # split_parts skips the pattern when a quick look finds no separator could match.
     expected = [p for piece in _ASCII_SEPARATOR.split(query) if (p := piece.strip())]
     assert split_parts(query) == expected
+
+
+@given(st.lists(ASCII_PIECES, max_size=12).map("".join), st.booleans(),
+       st.sampled_from([Analyzer(), Analyzer(stemmer="english", identifiers="split"),
+                        Analyzer(stemmer="english", split="visible-words")]))
+def test_a_plain_ascii_query_decomposes_as_each_part_on_its_own(
+        query: str, split: bool, analyzer: Analyzer) -> None:
+    # decompose answers a query of letters, digits and spaces without a connector's first
+    # word without splitting it; decompose_each is the reference.
+    assert decompose(query, analyzer, split=split) == decompose_each(query, analyzer,
+                                                                     split=split)
