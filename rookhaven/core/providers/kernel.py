@@ -48,11 +48,11 @@ SMALL_LIST = 2048
 WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 16384
 # Up to this many documents the scorer lends the exhaustive path an array of all of them
-# (``whole_sums``, ADR 0041). At 100k documents it took 13-14% off the q8 kernel. At 1M it
-# gained nothing while half of q8's postings were terms of several lists (they keep the
-# windows); with pooled terms additive (ADR 0047) it took 14% off q8@100 there, for 8 MiB
-# a concurrent call (16 MiB at the most).
-WHOLE_DOCS = 1 << 21
+# (``whole_sums``, ADR 0041): 1 MiB, half an L2 of 2 MiB. At 100k documents it took 13-14%
+# off the q8 kernel. Lent at 1M (8 MiB, past any core's L2) it took 14% off q8@100 on one
+# machine (ADR 0047) and cost 30-50% of every column's requests on another (ADR 0048):
+# not lent there.
+WHOLE_DOCS = 1 << 17
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
 # MaxScore scores a plan (of at most MAX_PRUNED terms) whose longest query term holds at least
