@@ -243,7 +243,7 @@ def _encode(strings: IdStrings, ords: Sequence[int], units: Sequence[int], scale
     written = orjson.dumps([u / scale for u in units])
     if mentions_null(written):  # orjson's word for a non-finite float, which canonical refuses
         raise ValueError("a non-finite score has no canonical encoding")
-    scores = np.frombuffer(written, dtype=np.uint8)
+    scores = written  # read as bytes by the compiled writer, as _ranked_lists reads them
     if subqueries is not None:
         sub_offsets = np.fromiter(accumulate(map(len, subqueries), initial=0),
                                   dtype=np.int64, count=len(subqueries) + 1)
