@@ -56,6 +56,15 @@ _ASCII_OTHER = re.compile(r"[^A-Za-z0-9 ]")
 _CONNECTOR_STARTS = frozenset(c.split()[0] for c in CONNECTORS)
 
 
+def _plain_words(query: str) -> list[str] | None:
+    """The lower-cased words of a query of ASCII letters, digits and spaces none of which
+    begins a connector (no separator can match it); None for any other query."""
+    if not query.isascii() or _ASCII_OTHER.search(query) is not None:
+        return None
+    words = query.lower().split()
+    return words if _CONNECTOR_STARTS.isdisjoint(words) else None
+
+
 @cache
 def _pinned(unicode: str, split: str) -> tuple[re.Pattern[str], str]:
     """The separator pattern and the white space a part is stripped of, of non-ASCII text."""
@@ -119,11 +128,7 @@ def split_parts(query: str, unicode: str = DEFAULT_UNICODE, split: str = "alnum-
     analyzer of Unicode version ``unicode`` and split ``split``."""
     if query.isascii():  # str.strip() and \s agree on ASCII in every Unicode version
         spaces = None
-        if (_ASCII_OTHER.search(query) is None
-                and _CONNECTOR_STARTS.isdisjoint(query.lower().split())):
-            pieces = [query]
-        else:
-            pieces = _ASCII_SEPARATOR.split(query)
+        pieces = [query] if _plain_words(query) is not None else _ASCII_SEPARATOR.split(query)
     else:
         separator, spaces = _pinned(unicode, split)
         pieces = (_cut_visible(query, separator, unicode) if split == "visible-words"
@@ -138,17 +143,13 @@ def _part(text: str, analyzer: Analyzer) -> Part:
 
 def decompose(query: str, analyzer: Analyzer, *, split: bool = True) -> Decomposition:
     """Subqueries of ``query``; with ``split=False`` the whole query is the only candidate."""
-    if (split and query.isascii() and analyzer.identifiers == "none"
-            and _ASCII_OTHER.search(query) is None):
-        # Letters, digits and spaces: its words are the analyzer's tokens (no other gap, no
-        # identifier to cut), and unless one begins a connector the query is one part.
-        # Tokenised once, here, for both questions.
-        words = query.lower().split()
-        if words and _CONNECTOR_STARTS.isdisjoint(words):
-            terms = tuple(analyzer.terms_of(words))
-            if terms:
-                return Decomposition((Part(query.strip(), terms, tuple(dict.fromkeys(terms))),),
-                                     ())
+    # Letters, digits and spaces, no connector: one part, whose words are the analyzer's
+    # tokens (no other gap, no identifier to cut): tokenised once, for both questions.
+    words = _plain_words(query) if split and analyzer.identifiers == "none" else None
+    if words:
+        terms = tuple(analyzer.terms_of(words))
+        if terms:
+            return Decomposition((Part(query.strip(), terms, tuple(dict.fromkeys(terms))),), ())
     return decompose_each(query, analyzer, split=split)
 
 
@@ -161,6 +162,7 @@ def decompose_each(query: str, analyzer: Analyzer, *, split: bool = True) -> Dec
         part = _part(texts[0], analyzer)
         if part.distinct:
             return Decomposition((part,), ())
+        return Decomposition((), ((texts[0], "no content terms"),))
     parts: list[Part] = []
     dropped: list[tuple[str, str]] = []
     seen: dict[tuple[str, ...], int] = {}

@@ -38,6 +38,11 @@ MERGE_ORDERS = ("max-subquery", "whole-query")
 RANKED_WITH_LISTS = 2
 
 
+def _in_one_call(candidates: int, budget: int) -> bool:
+    """Whether a one-part query's cut is ranked and written in one call (RANKED_WITH_LISTS)."""
+    return candidates <= RANKED_WITH_LISTS * budget + 64
+
+
 def resolve_provider(provider: str | ScoringProvider, params: dict[str, Any]) -> ScoringProvider:
     """A provider object from a name and parameters, or the object itself (then no params)."""
     if isinstance(provider, str):
@@ -158,7 +163,7 @@ class Retriever:
         budget = request.recall_budget
         ords, units = self._top.top(part.terms, budget)
         cut = _Cut(part.terms, budget, ords, units)
-        if not 0 < len(ords) <= RANKED_WITH_LISTS * budget + 64:
+        if len(ords) == 0 or not _in_one_call(len(ords), budget):
             return cut
         # The streams are derived in the ranking's own call: one call less a request.
         streams, picks, lists, split = streamed_lists(
@@ -228,7 +233,7 @@ class Retriever:
             expanded = unexpanded is scores or sorted(part.terms) == sorted(whole_terms)
             ords, units = (scores if expanded else unexpanded).top(part.terms, budget)
             contributed: Any
-            if encoded and alone and len(ords) <= RANKED_WITH_LISTS * budget + 64:
+            if encoded and alone and _in_one_call(len(ords), budget):
                 # Its hits are likely these picks: cut, ranked and both lists written in one
                 # compiled call (a cut's few candidates; for many, the cut comes first).
                 picks, contributed, picked_hits = ranked_picked(

@@ -23,7 +23,7 @@ import orjson
 
 from .canonical import mentions_null
 from .compiled import njit
-from .rng import CodeUnits, segments
+from .rng import CodeUnits, labelled
 from .select import Picks, TieKeys, _rank, seed_prefix
 from .streams import STREAM_LABELS, Streams, stream_prefix
 
@@ -183,8 +183,7 @@ def _streamed_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, pref
     the first words of cyrb128 of ``prefix`` (UTF-16-LE bytes) and each label, as
     ``streams.derive_streams`` makes them (the labels' units are constants of the compiled
     code). Returns the bytes, where the hits begin, the picks, and the two seeds."""
-    rows = segments(np.frombuffer(prefix, dtype=np.uint16), _LABEL_UNITS, _LABEL_STARTS,
-                    _LABEL_STOPS)
+    rows = labelled(prefix, _LABEL_UNITS, _LABEL_STARTS, _LABEL_STOPS)
     allocation, ranking = np.int64(rows[0, 0]), np.int64(rows[1, 0])  # uint32 each
     encoded, split, picks, _ = _ranked_lists(blob, offsets, ords, units, k, ranking,
                                              id_units, id_offsets, scores)

@@ -193,8 +193,10 @@ def prefix_units(prefix: str) -> npt.NDArray[np.uint16]:
     return _utf16(prefix)
 
 
-# The compiled loop itself, for compiled callers (``select``); None without numba.
+# The compiled loops themselves, for compiled callers (``select``, ``hitlists``); None
+# without numba.
 segments: Any = _COMPILED
+labelled: Any = _LABELLED
 
 
 class Mulberry32:
