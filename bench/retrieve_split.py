@@ -12,9 +12,9 @@ kernel time, in us (issue 56's second target), and req/s its rate. Then with eve
 wrapped, for each stage's share: tokenise (the analyzer), decompose, allocate (largest
 remainder), streams and tie keys, kernel, select (top-k cut and merge order), cut+lists (a
 one-part query's cut, ranking and lists in one compiled call, ``hitlists.ranked_lists``,
-ADR 0048), encode (canonical bytes, the compiled hit lists included), and the rest (audit
-assembly and the glue in ``Retriever``; a one-part query's audit written directly,
-``_direct_bytes``, is here). Times are exclusive: a stage's nested stages are not counted
+ADR 0048, or its whole result, ``hitlists.one_part``, ADR 0049), encode (canonical bytes,
+the compiled hit lists included), and the rest (audit assembly and the glue in
+``Retriever``). Times are exclusive: a stage's nested stages are not counted
 twice. Each wrapper costs ~1 us a call, so the second pass's shares carry ~10 us a request
 of wrappers outside the kernel; "by shares" is the estimate earlier sessions reported (the
 non-kernel share of the second pass times the first pass's time), which carries them too.
@@ -96,7 +96,7 @@ def instrument(clock: Clock) -> None:
     for name in ("result_bytes", "contributions", "picked", "encoded_hits"):
         setattr(engine, name, clock.wrap("encode", getattr(engine, name)))
     engine.ranked = clock.wrap("select", engine.ranked)  # type: ignore[attr-defined]
-    for name in ("ranked_picked", "ranked_lists", "streamed_lists"):
+    for name in ("ranked_picked", "ranked_lists", "streamed_lists", "one_part"):
         if hasattr(engine, name):  # an older tree, run with --tree, has neither
             setattr(engine, name, clock.wrap("cut+lists", getattr(engine, name)))
     cls = analyzer.Analyzer

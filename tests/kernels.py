@@ -6,7 +6,7 @@ KERNELS = {
     "rookhaven.core.providers.feedback": ["_tally_kernel", "_fill_kernel", "_bo1_kernel"],
     "rookhaven.core.providers.lookup": ["_compiled"],
     "rookhaven.core.select": ["_CUT_AND_RANK"],
-    "rookhaven.core.hitlists": ["_LISTS", "_RANKED_LISTS", "_STREAMED_LISTS", "_STRING_OFFSETS"],
+    "rookhaven.core.hitlists": ["_LISTS", "_RANKED_LISTS", "_ONE_PART", "_STRING_OFFSETS"],
     "rookhaven.core.rng": ["_COMPILED", "_LABELLED"],
     "rookhaven.core.asciitokens": ["_CLASSES", "_COUNT"],
 }

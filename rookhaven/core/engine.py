@@ -16,13 +16,13 @@ import orjson
 from ..errors import ConfigError
 from ..models import RetrievalRequest, RetrievalResult
 from .allocate import largest_remainder
-from .canonical import RESULT_HEAD, RESULT_HITS, canonical_bytes, result_bytes
+from .canonical import canonical_bytes, result_bytes
 from .compiled import live
 from .corpus import Corpus, as_corpus
 from .corpusstream import CorpusStream, CorpusSummary
 from .decompose import Decomposition, Part, decompose
 from .engines import make_provider
-from .hitlists import IdStrings, contributions, picked, ranked_picked, streamed_lists
+from .hitlists import IdStrings, contributions, one_part, picked, ranked_picked
 from .hitlists import hits as encoded_hits
 from .identity import CORE_VERSION, engine_identity
 from .providers import ScoringIndex, ScoringProvider, TopKIndex
@@ -91,10 +91,11 @@ class Retriever:
         self._for_texts = getattr(self.index, "for_texts", None)
         # A one-part query ranked by a top-k index, merged whole-query, with nothing to
         # explain or fuse: where the kernels are live its result is written directly
-        # (``_direct_bytes``).
-        self._direct = (self._top is not None and self._parts is self.index
-                        and self._explain is None and self._for_texts is None
-                        and self.provider.merge == "whole-query")
+        # (``_direct_bytes``) from this index's cut; None where the retriever has no such path.
+        self._direct: TopKIndex | None = (
+            self._top if self._top is not None and self._parts is self.index
+            and self._explain is None and self._for_texts is None
+            and self.provider.merge == "whole-query" else None)
 
     @cached_property
     def _id_units(self) -> CodeUnits:
@@ -132,10 +133,11 @@ class Retriever:
         is live, the hit and contribution lists are written as bytes without a dict each."""
         if not live():
             return result_bytes(self._assemble(request, encoded=False))
-        parts = decompose(request.query, self.provider.analyzer, split=request.decompose)
+        query = request.query
+        parts = decompose(query, self.provider.analyzer, split=request.decompose)
         cut = None
-        if self._direct and len(parts.parts) == 1 and parts.parts[0].text == request.query:
-            found = self._direct_bytes(request, parts.parts[0])
+        if self._direct is not None and len(parts.parts) == 1 and parts.parts[0].text == query:
+            found = self._direct_bytes(self._direct, request, parts.parts[0])
             if not isinstance(found, _Cut):
                 return found
             cut = found
@@ -154,34 +156,25 @@ class Retriever:
         middle = b',"dropped":[],"engine":' + canonical_bytes(self._engine_data) + b',"query":'
         return head, middle
 
-    def _direct_bytes(self, request: RetrievalRequest, part: Part) -> tuple[bytes, bytes] | _Cut:
-        """``result_bytes`` of a query that is its own one part, for a ``_direct`` retriever:
-        the cut, its ranking and both lists in one compiled call, the audit written around
-        them without a dict (the bytes ``_assemble`` gives, as the tests hold). Where the
-        picks fall short of the budget or the cut is wide, the cut for ``_assemble``."""
-        assert self._top is not None
+    def _direct_bytes(self, top: TopKIndex, request: RetrievalRequest, part: Part,
+                      ) -> tuple[bytes, bytes] | _Cut:
+        """``result_bytes`` of a query that is its own one part, for a retriever with a
+        direct path (``top``, its index): the cut ranked and every byte of the result
+        written in one compiled call (``hitlists.one_part``: the bytes ``_assemble`` gives,
+        as the tests hold). Where the picks fall short of the budget or the cut is wide, the
+        cut for ``_assemble``.
+
+        After the kernel every call and object costs about twice its cached time (ADR 0048):
+        this path makes one Python call, not a helper per value."""
         budget = request.recall_budget
-        ords, units = self._top.top(part.terms, budget)
-        cut = _Cut(part.terms, budget, ords, units)
-        if len(ords) == 0 or not _in_one_call(len(ords), budget):
-            return cut
-        # The streams are derived in the ranking's own call: one call less a request.
-        streams, picks, lists, split = streamed_lists(
-            self._id_strings, self._id_units, request.seed, request.query,
-            np.asarray(ords, dtype=np.int64), np.asarray(units, dtype=np.int64), budget,
-            self.provider.scale)
-        if len(picks[0]) != budget:  # short: the merge's backfill decides the rest
-            return cut
-        head, middle = self._audit_frame
-        query, written = orjson.dumps(request.query), lists.data  # joined, not copied first
-        audit = b"".join((
-            head, b"true" if request.decompose else b"false", middle, query,
-            f',"recall_budget":{budget},"seed":'.encode(), orjson.dumps(request.seed),
-            f',"streams":{{"allocation":{streams.allocation},"ranking":{streams.ranking}}}'
-            f',"subqueries":[{{"budget":{budget},"contributed":'.encode(), written[:split],
-            b',"terms":', orjson.dumps(part.distinct), b',"text":', query,
-            f',"weight":{len(part.distinct)}}}]}}'.encode()))
-        return b"".join((RESULT_HEAD, audit, RESULT_HITS, written[split:], b"}")), audit
+        ords, units = top.top(part.terms, budget)
+        if 0 < len(ords) <= RANKED_WITH_LISTS * budget + 64:  # as ``_in_one_call``
+            written = one_part(self._id_strings, self._id_units, self._audit_frame,
+                               request.seed, request.query, request.decompose, part.distinct,
+                               ords, units, budget, self.provider.scale)
+            if written is not None:
+                return written
+        return _Cut(part.terms, budget, ords, units)
 
     @cached_property
     def _id_strings(self) -> IdStrings:

@@ -9,6 +9,8 @@ that canonical bytes use), and a compiled loop copies both into a list's bytes, 
 
 The bytes equal orjson's encoding of the same lists as plain data (keys sorted, no spaces):
 ``Retriever.result_data`` is the reference, and the tests hold the two to each other.
+For a query that is its own one part, ``one_part`` writes the whole result, its audit
+around the lists, in the same call that ranks the cut (ADR 0049).
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from .canonical import mentions_null
+from .canonical import RESULT_HEAD, RESULT_HITS, mentions_null
 from .compiled import njit
 from .rng import CodeUnits, labelled
 from .select import Picks, TieKeys, _rank, seed_prefix
-from .streams import STREAM_LABELS, Streams, stream_prefix
+from .streams import STREAM_LABELS, stream_prefix
 
 _QUOTE, _BACKSLASH = 34, 92
 # The parts of each object, keys in sorted order as canonical bytes write them.
@@ -133,12 +135,10 @@ def _write(out: Any, p: int, blob: Any, offsets: Any, ords: Any, scores: Any,
     return p + 1
 
 
-def _lists(blob: Any, offsets: Any, ords: Any, scores: Any, n_scores: int, at: Any,
-           contributions: bool, hits: bool, subs: Any, sub_offsets: Any) -> Any:
-    """The contributions' array (if ``contributions``) then the hits' (if ``hits``) of the
-    same documents, end to end (``_write``; ``scores`` holds ``n_scores`` numbers); and
-    where the second begins."""
-    size = 2 * (2 + len(scores))
+def _lists_size(offsets: Any, ords: Any, n_score_bytes: int, sub_offsets: Any) -> int:
+    """At least the bytes ``_write`` needs for the contributions and the hits of ``ords``
+    (``n_score_bytes``: the length of the scores' JSON array)."""
+    size = 2 * (2 + n_score_bytes)
     for i in range(len(ords)):
         # Per list: the id, the keys and the closing brace; for a hit, its rank (at most 20
         # digits) and its subqueries (each at most 20 digits and a comma) in brackets.
@@ -146,7 +146,15 @@ def _lists(blob: Any, offsets: Any, ords: Any, scores: Any, n_scores: int, at: A
         size += 2 * one + len(_RANK) + 20 + len(_SUBQUERIES) + 1 + 21
         if len(sub_offsets) > 0:
             size += 21 * (sub_offsets[i + 1] - sub_offsets[i])
-    out = np.empty(size, dtype=np.uint8)
+    return size
+
+
+def _lists(blob: Any, offsets: Any, ords: Any, scores: Any, n_scores: int, at: Any,
+           contributions: bool, hits: bool, subs: Any, sub_offsets: Any) -> Any:
+    """The contributions' array (if ``contributions``) then the hits' (if ``hits``) of the
+    same documents, end to end (``_write``; ``scores`` holds ``n_scores`` numbers); and
+    where the second begins."""
+    out = np.empty(_lists_size(offsets, ords, len(scores), sub_offsets), dtype=np.uint8)
     starts = _number_offsets(scores, n_scores)
     split = 0
     if contributions:
@@ -177,17 +185,77 @@ def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: 
     return encoded, split, picks, learned
 
 
-def _streamed_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, prefix: Any,
-                    id_units: Any, id_offsets: Any, scores: Any) -> Any:
-    """``_ranked_lists`` under the ranking stream it derives first: the streams' seeds are
-    the first words of cyrb128 of ``prefix`` (UTF-16-LE bytes) and each label, as
-    ``streams.derive_streams`` makes them (the labels' units are constants of the compiled
-    code). Returns the bytes, where the hits begin, the picks, and the two seeds."""
+# A one-part result's bytes between its own values: the audit's keys in canonical (sorted)
+# order, its first ones in the retriever's frame (``Retriever._audit_frame``).
+_RESULT_HEAD = np.frombuffer(RESULT_HEAD, dtype=np.uint8)
+_RESULT_HITS = np.frombuffer(RESULT_HITS, dtype=np.uint8)
+_TRUE = np.frombuffer(b"true", dtype=np.uint8)
+_FALSE = np.frombuffer(b"false", dtype=np.uint8)
+_RECALL_BUDGET = np.frombuffer(b',"recall_budget":', dtype=np.uint8)
+_SEED = np.frombuffer(b',"seed":', dtype=np.uint8)
+_ALLOCATION = np.frombuffer(b',"streams":{"allocation":', dtype=np.uint8)
+_RANKING = np.frombuffer(b',"ranking":', dtype=np.uint8)
+_PART_BUDGET = np.frombuffer(b'},"subqueries":[{"budget":', dtype=np.uint8)
+_CONTRIBUTED = np.frombuffer(b',"contributed":', dtype=np.uint8)
+_TERMS = np.frombuffer(b',"terms":', dtype=np.uint8)
+_TEXT = np.frombuffer(b',"text":', dtype=np.uint8)
+_WEIGHT = np.frombuffer(b',"weight":', dtype=np.uint8)
+_PART_END = np.frombuffer(b"}]}", dtype=np.uint8)
+_KEYS = sum(map(len, (_RESULT_HEAD, _RESULT_HITS, _FALSE, _RECALL_BUDGET, _SEED, _ALLOCATION,
+                      _RANKING, _PART_BUDGET, _CONTRIBUTED, _TERMS, _TEXT, _WEIGHT, _PART_END)))
+
+
+def _one_part(blob: Any, offsets: Any, ords: Any, units: Any, k: int, prefix: Any,
+              id_units: Any, id_offsets: Any, scores: Any, head: Any, middle: Any,
+              query: Any, seed: Any, terms: Any, decompose: bool, weight: int) -> Any:
+    """A one-part query's whole result, its audit inside it: the streams' seeds derived
+    (the first words of cyrb128 of ``prefix``, UTF-16-LE bytes, and each label, as
+    ``streams.derive_streams`` makes them), the best ``k`` candidates ranked under the
+    ranking stream (``select._rank``), and every byte written around the request's values
+    (``query``, ``seed`` and ``terms`` JSON-encoded) in canonical order: the audit's frame
+    (``head``, the decompose flag, ``middle``), its values, the part with its contributions,
+    then the hits. Returns the bytes, where the audit ends (it begins after
+    ``RESULT_HEAD``) and how many candidates were picked."""
     rows = labelled(prefix, _LABEL_UNITS, _LABEL_STARTS, _LABEL_STOPS)
-    allocation, ranking = np.int64(rows[0, 0]), np.int64(rows[1, 0])  # uint32 each
-    encoded, split, picks, _ = _ranked_lists(blob, offsets, ords, units, k, ranking,
-                                             id_units, id_offsets, scores)
-    return encoded, split, picks, allocation, ranking
+    allocation: Any = np.int64(rows[0, 0])  # uint32 each
+    ranking: Any = np.int64(rows[1, 0])
+    at, _ = _rank(ords, units, k, seed_prefix(ranking), id_units, id_offsets)
+    at = at[:k]
+    picked = ords[at]
+    none = np.zeros(0, dtype=np.int64)
+    # Each number the frame holds (a budget twice, two seeds, the weight) in at most 20 digits.
+    size = (_lists_size(offsets, picked, len(scores), none) + len(head) + len(middle)
+            + 2 * len(query) + len(seed) + len(terms) + _KEYS + 5 * 20)
+    out = np.empty(size, dtype=np.uint8)
+    p = _put(out, 0, _RESULT_HEAD)
+    p = _put(out, p, head)
+    p = _put(out, p, _TRUE) if decompose else _put(out, p, _FALSE)
+    p = _put(out, p, middle)
+    p = _put(out, p, query)
+    p = _put(out, p, _RECALL_BUDGET)
+    p = _put_int(out, p, k)
+    p = _put(out, p, _SEED)
+    p = _put(out, p, seed)
+    p = _put(out, p, _ALLOCATION)
+    p = _put_int(out, p, allocation)
+    p = _put(out, p, _RANKING)
+    p = _put_int(out, p, ranking)
+    p = _put(out, p, _PART_BUDGET)
+    p = _put_int(out, p, k)
+    p = _put(out, p, _CONTRIBUTED)
+    starts = _number_offsets(scores, len(units))
+    p = _write(out, p, blob, offsets, picked, scores, starts, at, False, none, none)
+    p = _put(out, p, _TERMS)
+    p = _put(out, p, terms)
+    p = _put(out, p, _TEXT)
+    p = _put(out, p, query)
+    p = _put(out, p, _WEIGHT)
+    p = _put_int(out, p, weight)
+    audit_end = _put(out, p, _PART_END)
+    p = _put(out, audit_end, _RESULT_HITS)
+    p = _write(out, p, blob, offsets, picked, scores, starts, at, True, none, none)
+    out[np.uint64(p)] = 125  # '}'
+    return out[:p + 1], audit_end, len(at)
 
 
 _LABEL_UNITS, _LABEL_STARTS, _LABEL_STOPS = (STREAM_LABELS.units, STREAM_LABELS.starts,
@@ -199,14 +267,15 @@ if njit is not None:
     _put_int = njit(cache=True, nogil=True, inline="always")(_put_int)
     _write = njit(cache=True, nogil=True)(_write)
     _number_offsets = njit(cache=True, nogil=True)(_number_offsets)
+    _lists_size = njit(cache=True, nogil=True)(_lists_size)
     _lists = njit(cache=True, nogil=True)(_lists)
     _LISTS: Any = _lists
     _ranked_lists = njit(cache=True, nogil=True)(_ranked_lists)
     _RANKED_LISTS: Any = _ranked_lists
-    _STREAMED_LISTS: Any = njit(cache=True, nogil=True)(_streamed_lists)
+    _ONE_PART: Any = njit(cache=True, nogil=True)(_one_part)
     _STRING_OFFSETS: Any = njit(cache=True, nogil=True)(_string_offsets)
 else:  # pragma: no cover - exercised where numba is absent
-    _LISTS = _RANKED_LISTS = _STREAMED_LISTS = _STRING_OFFSETS = None
+    _LISTS = _RANKED_LISTS = _ONE_PART = _STRING_OFFSETS = None
 
 
 class IdStrings:
@@ -307,21 +376,24 @@ def ranked_lists(strings: IdStrings, id_units: CodeUnits, seed: int,
     return (both[:n], both[n:]), encoded, split, learned
 
 
-def streamed_lists(strings: IdStrings, id_units: CodeUnits, seed: str, query: str,
-                   ords: npt.NDArray[np.int64], units: npt.NDArray[np.int64], k: int,
-                   scale: int) -> tuple[Streams, Picks, npt.NDArray[np.uint8], int]:
-    """``ranked_lists`` under the request's own streams, derived in the same compiled call
-    (``streams.derive_streams``'s seeds): the streams, the picks, both lists' bytes and
-    where the hits begin. A request ranked so never asks for its tie keys again."""
-    assert _STREAMED_LISTS is not None, "compiled lists need numba"
-    assert k > 0 and len(ords) > 0, "no candidates: nothing to rank"
-    encoded, split, picks, allocation, ranking = _STREAMED_LISTS(
-        strings.blob, strings.offsets, ords, units, k,
+def one_part(strings: IdStrings, id_units: CodeUnits, frame: tuple[bytes, bytes], seed: str,
+             query: str, decompose: bool, terms: tuple[str, ...], ords: Any, units: Any,
+             k: int, scale: int) -> tuple[bytes, bytes] | None:
+    """The canonical bytes of a result and of its audit, for a query that is its own one
+    part (``terms`` its distinct terms) ranked from a cut's candidates (one or more; about
+    ``k``, at least 1), in one compiled call (``_one_part``); ``frame``: the audit's bytes
+    before the decompose flag and from after it to the query's value
+    (``Retriever._audit_frame``). None where fewer than ``k`` are picked: the merge's
+    backfill then decides the rest."""
+    units = np.asarray(units, dtype=np.int64)
+    written, audit_end, n = _ONE_PART(
+        strings.blob, strings.offsets, np.asarray(ords, dtype=np.int64), units, k,
         stream_prefix(seed, query).encode("utf-16-le", "surrogatepass"), id_units.units,
-        id_units.offsets, _scores(units, scale))
-    both = picks.tolist()
-    n = len(both) // 2
-    return Streams(int(allocation), int(ranking)), (both[:n], both[n:]), encoded, split
+        id_units.offsets, _scores(units, scale), frame[0], frame[1], orjson.dumps(query),
+        orjson.dumps(seed), orjson.dumps(terms), decompose, len(terms))
+    if n != k:
+        return None
+    return written.tobytes(), written[len(RESULT_HEAD):audit_end].tobytes()
 
 
 def ranked_picked(strings: IdStrings, keys: TieKeys, ords: npt.NDArray[np.int64],

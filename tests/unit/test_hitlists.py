@@ -134,18 +134,41 @@ def test_a_direct_result_a_wide_cut_and_a_short_one_give_the_reference_bytes(
         assert retriever.result_bytes(request) == result_bytes(retriever.result_data(request))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(seed=st.text(max_size=8), query=st.text(min_size=1, max_size=30),
-       candidates=_CANDIDATES.filter(lambda c: len(c[0]) > 0), k=st.integers(1, 150))
-def test_streamed_lists_derive_the_requests_streams_and_rank_under_them(
-        seed: str, query: str, candidates: tuple[list[int], list[int]], k: int) -> None:
+       terms=st.lists(st.text(ID_CHARS, min_size=1, max_size=5), max_size=4, unique=True),
+       candidates=_CANDIDATES.filter(lambda c: len(c[0]) > 0), k=st.integers(1, 150),
+       decompose=st.booleans())
+def test_one_part_writes_the_result_of_the_requests_streams_and_picks(
+        seed: str, query: str, terms: list[str], candidates: tuple[list[int], list[int]],
+        k: int, decompose: bool) -> None:
+    # The frame a retriever makes (Retriever._audit_frame), here with stand-in values; the
+    # engine's tests hold the whole result to the reference path.
+    head = (b'{"backfill":[],"config":{"k1":1.2},"config_digest":"c","corpus_digest":"d",'
+            b'"corpus_size":300,"decompose":')
+    middle = b',"dropped":[],"engine":{"name":"e"},"query":'
     ids = [f"d{i}\u00e9" if i % 3 else f"d{i}" for i in range(300)]
     strings, id_units = hitlists.IdStrings(ids), CodeUnits(ids)
     ords = np.asarray(candidates[0], dtype=np.int64)
     units = np.asarray(candidates[1], dtype=np.int64)
-    streams, picks, encoded, split = hitlists.streamed_lists(strings, id_units, seed, query,
-                                                             ords, units, k, 2**16)
-    assert streams == derive_streams(seed, query)
-    ranked, expected, at, _ = hitlists.ranked_lists(strings, id_units, streams.ranking, ords,
-                                                    units, k, 2**16)
-    assert (picks, encoded.tobytes(), split) == (ranked, expected.tobytes(), at)
+    written = hitlists.one_part(strings, id_units, (head, middle), seed, query, decompose,
+                                tuple(terms), ords, units, k, 2**16)
+    streams = derive_streams(seed, query)
+    picks, encoded, split, _ = hitlists.ranked_lists(strings, id_units, streams.ranking, ords,
+                                                     units, k, 2**16)
+    if len(picks[0]) != k:  # short: the merge's backfill decides
+        assert written is None
+        return
+    assert written is not None
+    result, audit = written
+    contributed = orjson.Fragment(encoded[:split].tobytes())
+    hits = orjson.Fragment(encoded[split:].tobytes())
+    expected = {
+        "backfill": [], "config": {"k1": 1.2}, "config_digest": "c", "corpus_digest": "d",
+        "corpus_size": 300, "decompose": decompose, "dropped": [], "engine": {"name": "e"},
+        "query": query, "recall_budget": k, "seed": seed, "streams": streams.as_dict(),
+        "subqueries": [{"budget": k, "contributed": contributed, "terms": terms,
+                        "text": query, "weight": len(terms)}],
+    }
+    assert audit == canonical_bytes(expected)
+    assert result == canonical_bytes({"audit": expected, "hits": hits})
