@@ -48,11 +48,13 @@ SMALL_LIST = 2048
 WINDOW = 4096
 LARGE, LARGE_WINDOW = 500_000, 16384
 # Up to this many documents the scorer lends the exhaustive path an array of all of them
-# (``whole_sums``, ADR 0041): 1 MiB, half an L2 of 2 MiB. At 100k documents it took 13-14%
-# off the q8 kernel. Lent at 1M (8 MiB, past any core's L2) it took 14% off q8@100 on one
-# machine (ADR 0047) and cost 30-50% of every column's requests on another (ADR 0048):
-# not lent there.
-WHOLE_DOCS = 1 << 17
+# (``whole_sums``, ADR 0041): 256 KiB, an eighth of a 2 MiB L2. It took 13-14% off the q8
+# kernel at 100k documents on one machine, and lent at 1M (8 MiB) 14% off q8@100 there
+# (ADR 0047); on others it cost 30-50% of every column at 1M (ADR 0048) and, at 60k and
+# 100k, requests/s and 5-20 us a request after the kernel, where the array and a query's
+# postings together pass the L2 and push the interpreter's working set out (ADR 0049). At
+# 30k lent or not read the same.
+WHOLE_DOCS = 1 << 15
 # Plans with more query terms than this are scored exhaustively per window (ADR 0018).
 MAX_PRUNED = 10
 # MaxScore scores a plan (of at most MAX_PRUNED terms) whose longest query term holds at least
