@@ -168,7 +168,7 @@ class Retriever:
         this path makes one Python call, not a helper per value."""
         budget = request.recall_budget
         ords, units = top.top(part.terms, budget)
-        if 0 < len(ords) <= RANKED_WITH_LISTS * budget + 64:  # as ``_in_one_call``
+        if len(ords) > 0 and _in_one_call(len(ords), budget):
             written = one_part(self._id_strings, self._id_units, self._audit_frame,
                                request.seed, request.query, request.decompose, part.distinct,
                                ords, units, budget, self.provider.scale)
