@@ -62,10 +62,11 @@ MAX_PRUNED = 10
 # exhaustively. Fitted on per-query timings of both paths (syn100k, syn1m, four test
 # collections; bench/prune_policy.py, ADR 0033): never 1% slower than pruning every plan of
 # up to ten terms on any of them, up to 45% faster (syn100k q8 at k = 100). Refitted when
-# the exhaustive path's filter got cheaper (ADR 0033, addendum) and when it took the array
-# of all documents at 1M (ADR 0047): at least as fast as (1.4, 0.2) on every column, 6%
-# faster at syn1m q3@10, q8@10 and q8@100 and at syn100k q8@10.
-PRUNE_SHARE = (1.375, 0.15)
+# the exhaustive path's filter got cheaper (ADR 0033, addendum), when it took the array of
+# all documents at 1M (ADR 0047), and when that array was no longer lent past 2^15
+# documents (ADR 0049): the rule fastest on average of those under which no column of those
+# timings ran 1% slower than under the last, (1.375, 0.15); syn1m q8@10 13% faster.
+PRUNE_SHARE = (1.475, 0.2)
 # A window document's sum and its count of matched query terms share one int64,
 # (sum << COUNT_BITS) + count: one array read and written per posting instead of two (the
 # feedback pass 12-20% faster, ADR 0019). It holds plans of fewer than 2**COUNT_BITS terms
