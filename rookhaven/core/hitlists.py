@@ -223,9 +223,10 @@ def _one_part(blob: Any, offsets: Any, ords: Any, units: Any, k: int, prefix: An
     at = at[:k]
     picked = ords[at]
     none = np.zeros(0, dtype=np.int64)
-    # Each number the frame holds (a budget twice, two seeds, the weight) in at most 20 digits.
+    # Each number the frame holds (a budget twice, two seeds, the weight) in at most 20
+    # digits, and the result's closing brace: no write is checked against the end.
     size = (_lists_size(offsets, picked, len(scores), none) + len(head) + len(middle)
-            + 2 * len(query) + len(seed) + len(terms) + _KEYS + 5 * 20)
+            + 2 * len(query) + len(seed) + len(terms) + _KEYS + 5 * 20 + 1)
     out = np.empty(size, dtype=np.uint8)
     p = _put(out, 0, _RESULT_HEAD)
     p = _put(out, p, head)
