@@ -141,7 +141,7 @@ class Retriever:
             if not isinstance(found, _Cut):
                 return found
             cut = found
-        streams = derive_streams(request.seed, request.query)
+        streams = derive_streams(request.seed, query)
         return result_bytes(self._assemble(request, True, (streams, parts), cut))
 
     @cached_property

@@ -30,11 +30,18 @@ from .select import Picks, TieKeys, _rank, seed_prefix
 from .streams import STREAM_LABELS, stream_prefix
 
 _QUOTE, _BACKSLASH = 34, 92
+
+
+def _array(data: bytes) -> npt.NDArray[np.uint8]:
+    """``data`` as the array of bytes a compiled writer copies (``_put``)."""
+    return np.frombuffer(data, dtype=np.uint8)
+
+
 # The parts of each object, keys in sorted order as canonical bytes write them.
-_ID = np.frombuffer(b'{"id":', dtype=np.uint8)
-_RANK = np.frombuffer(b',"rank":', dtype=np.uint8)
-_SCORE = np.frombuffer(b',"score":', dtype=np.uint8)
-_SUBQUERIES = np.frombuffer(b',"subqueries":[', dtype=np.uint8)
+_ID = _array(b'{"id":')
+_RANK = _array(b',"rank":')
+_SCORE = _array(b',"score":')
+_SUBQUERIES = _array(b',"subqueries":[')
 
 
 def _string_offsets(blob: Any, n: int) -> Any:
@@ -187,20 +194,20 @@ def _ranked_lists(blob: Any, offsets: Any, ords: Any, units: Any, k: int, seed: 
 
 # A one-part result's bytes between its own values: the audit's keys in canonical (sorted)
 # order, its first ones in the retriever's frame (``Retriever._audit_frame``).
-_RESULT_HEAD = np.frombuffer(RESULT_HEAD, dtype=np.uint8)
-_RESULT_HITS = np.frombuffer(RESULT_HITS, dtype=np.uint8)
-_TRUE = np.frombuffer(b"true", dtype=np.uint8)
-_FALSE = np.frombuffer(b"false", dtype=np.uint8)
-_RECALL_BUDGET = np.frombuffer(b',"recall_budget":', dtype=np.uint8)
-_SEED = np.frombuffer(b',"seed":', dtype=np.uint8)
-_ALLOCATION = np.frombuffer(b',"streams":{"allocation":', dtype=np.uint8)
-_RANKING = np.frombuffer(b',"ranking":', dtype=np.uint8)
-_PART_BUDGET = np.frombuffer(b'},"subqueries":[{"budget":', dtype=np.uint8)
-_CONTRIBUTED = np.frombuffer(b',"contributed":', dtype=np.uint8)
-_TERMS = np.frombuffer(b',"terms":', dtype=np.uint8)
-_TEXT = np.frombuffer(b',"text":', dtype=np.uint8)
-_WEIGHT = np.frombuffer(b',"weight":', dtype=np.uint8)
-_PART_END = np.frombuffer(b"}]}", dtype=np.uint8)
+_RESULT_HEAD = _array(RESULT_HEAD)
+_RESULT_HITS = _array(RESULT_HITS)
+_TRUE = _array(b"true")
+_FALSE = _array(b"false")
+_RECALL_BUDGET = _array(b',"recall_budget":')
+_SEED = _array(b',"seed":')
+_ALLOCATION = _array(b',"streams":{"allocation":')
+_RANKING = _array(b',"ranking":')
+_PART_BUDGET = _array(b'},"subqueries":[{"budget":')
+_CONTRIBUTED = _array(b',"contributed":')
+_TERMS = _array(b',"terms":')
+_TEXT = _array(b',"text":')
+_WEIGHT = _array(b',"weight":')
+_PART_END = _array(b"}]}")
 _KEYS = sum(map(len, (_RESULT_HEAD, _RESULT_HITS, _FALSE, _RECALL_BUDGET, _SEED, _ALLOCATION,
                       _RANKING, _PART_BUDGET, _CONTRIBUTED, _TERMS, _TEXT, _WEIGHT, _PART_END)))
 
@@ -297,7 +304,7 @@ _NO_SUBS = np.zeros(0, dtype=np.int64)
 # same bytes, and each way is the cheaper one on its side (ten: 1.0 us against 1.5).
 FEW_SCORES = 32
 _EMPTY = orjson.Fragment(b"[]")
-_EMPTY_PAIR = np.frombuffer(b"[][]", dtype=np.uint8)
+_EMPTY_PAIR = _array(b"[][]")
 _NO_KEYS = np.zeros(0, dtype=np.uint64)
 
 
@@ -381,9 +388,9 @@ def one_part(strings: IdStrings, id_units: CodeUnits, frame: tuple[bytes, bytes]
              query: str, decompose: bool, terms: tuple[str, ...], ords: Any, units: Any,
              k: int, scale: int) -> tuple[bytes, bytes] | None:
     """The canonical bytes of a result and of its audit, for a query that is its own one
-    part (``terms`` its distinct terms) ranked from a cut's candidates (one or more; about
-    ``k``, at least 1), in one compiled call (``_one_part``); ``frame``: the audit's bytes
-    before the decompose flag and from after it to the query's value
+    part (``terms`` its distinct terms) ranked from a cut's candidates (one or more, about
+    ``k`` of them; ``k`` at least 1), in one compiled call (``_one_part``); ``frame``: the
+    audit's bytes before the decompose flag and from after it to the query's value
     (``Retriever._audit_frame``). None where fewer than ``k`` are picked: the merge's
     backfill then decides the rest."""
     units = np.asarray(units, dtype=np.int64)
