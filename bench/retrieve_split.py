@@ -19,11 +19,20 @@ twice. Each wrapper costs ~1 us a call, so the second pass's shares carry ~10 us
 of wrappers outside the kernel; "by shares" is the estimate earlier sessions reported (the
 non-kernel share of the second pass times the first pass's time), which carries them too.
 
-With ``--cached`` each request's index answers are remembered from the warm-up and the
-requests run again untimed by stage: everything but the kernel, with nothing between
-requests to push the interpreter's working set out of the caches (the "bare" cost; the
-difference to "outside" is what the kernel's memory traffic costs the rest). Each column
-keeps the fastest of ``--passes`` passes, untimed and timed. ``--tree DIR`` times another
+Beside "outside", each column's **control**: the same requests with the index's answers
+remembered (from a warm-up), timed in a pass after each timed pass: the path outside the
+kernel with nothing between requests to push the interpreter's working set out of the
+caches. The difference to "outside" is what the kernel's memory traffic and duration cost
+the rest (``bench/outside_footprint.py`` parts it); the control itself tells the machine's
+state: on these shared machines it reads 1.5-1.8x its usual time when the machine is slowed,
+and every figure of that pass with it (ADR 0050). Each column keeps the fastest of
+``--passes`` passes, untimed and timed, and of the controls. With ``--rounds N`` every column
+is measured N times in turn, so its rounds lie seconds apart: the table gives the rounds'
+medians, and after it each column's median and range, the rounds whose control reads within
+``USUAL`` of the column's lowest (the machine at its usual speed) and their median, and every
+round's outside and control: a neighbour's burst on a shared machine slows a round or a
+minute of them, the control with them. ADR 0050 judges issue 56's second target by the
+median of the usual rounds. ``--tree DIR`` times another
 checkout's ``rookhaven`` (e.g. a ``git worktree`` of an older commit) with this script, so
 two trees are compared by one method.
 """
@@ -36,6 +45,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +59,9 @@ from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.core import analyzer, engine  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 
+# A round whose control reads more than this above its column's lowest ran on a slowed
+# machine (ADR 0050): its figures are printed, not judged.
+USUAL = 0.10
 STAGES = ("tokenise", "decompose", "allocate", "streams+tie keys", "kernel", "select",
           "cut+lists", "encode", "rest")
 
@@ -103,35 +116,55 @@ def instrument(clock: Clock) -> None:
     cls.terms = clock.wrap("tokenise", cls.terms)  # type: ignore[method-assign]
 
 
-def bare(retriever: Retriever, requests: list[RetrievalRequest]) -> float:
-    """The best of five passes over ``requests`` with each index answer remembered, in us a
-    request: the path outside the kernel with warm caches."""
-    answers: dict[Any, Any] = {}
-    indexes = {id(retriever.index): retriever.index, id(retriever._parts): retriever._parts}
-    before = {key: index.__dict__.get("top") for key, index in indexes.items()}
-    for index in indexes.values():
-        def top(terms: Any, k: int, real: Any = index.top) -> Any:
-            key = (tuple(terms), k, id(real))
-            if key not in answers:
-                answers[key] = real(terms, k)
-            return answers[key]
-        index.top = top
-    try:
+class Cached:
+    """While in use, the index's answers are remembered (from their first call): the
+    control's requests run everything but the kernel."""
+
+    def __init__(self, retriever: Retriever) -> None:
+        self.indexes = {id(retriever.index): retriever.index,
+                        id(retriever._parts): retriever._parts}
+        self.answers: dict[Any, Any] = {}
+        self.before: dict[int, Any] = {}
+
+    def __enter__(self) -> None:
+        self.before = {key: index.__dict__.get("top") for key, index in self.indexes.items()}
+        for index in self.indexes.values():
+            def top(terms: Any, k: int, real: Any = index.top) -> Any:
+                key = (tuple(terms), k, id(real))
+                if key not in self.answers:
+                    self.answers[key] = real(terms, k)
+                return self.answers[key]
+            index.top = top
+
+    def __exit__(self, *exc: object) -> None:
+        for key, index in self.indexes.items():  # as it was: the class's, or a wrapper
+            if self.before[key] is None:
+                del index.top
+            else:
+                index.top = self.before[key]
+
+
+def measure(retriever: Retriever, clock: Clock, cached: Cached,
+            requests: list[RetrievalRequest], passes: int) -> tuple[float, float, float]:
+    """One round of a column: requests/s, us a request outside the kernel, and the
+    control's us a request, each the fastest of ``passes`` passes (a timed pass and a
+    control pass alternating)."""
+    fastest, kernel_s, bare = float("inf"), 0.0, float("inf")
+    for _ in range(passes):  # noise on a shared machine only ever slows a pass
+        clock.spent.clear()
+        began = time.perf_counter()
         for request in requests:
             retriever.result_bytes(request)
-        fastest = float("inf")
-        for _ in range(5):
+        took = time.perf_counter() - began
+        if took < fastest:
+            fastest, kernel_s = took, clock.spent["kernel"]
+        with cached:
             began = time.perf_counter()
             for request in requests:
                 retriever.result_bytes(request)
-            fastest = min(fastest, time.perf_counter() - began)
-    finally:
-        for key, index in indexes.items():  # as it was: the class's, or a wrapper
-            if before[key] is None:
-                del index.top
-            else:
-                index.top = before[key]
-    return fastest / len(requests) * 1e6
+            bare = min(bare, time.perf_counter() - began)
+    return (len(requests) / fastest, (fastest - kernel_s) / len(requests) * 1e6,
+            bare / len(requests) * 1e6)
 
 
 def main() -> None:
@@ -139,10 +172,11 @@ def main() -> None:
     parser.add_argument("corpus_dir", type=Path)
     parser.add_argument("--engine", default="bm25@2")
     parser.add_argument("--k", type=int, nargs="+", default=[10, 100])
-    parser.add_argument("--cached", action="store_true",
-                        help="also time each column with the index's answers cached")
     parser.add_argument("--passes", type=int, default=3,
                         help="passes per column, untimed and timed; the fastest kept")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds over every column; req/s, outside and control are the "
+                             "rounds' medians, their ranges printed after the table")
     parser.add_argument("--tree", type=Path,
                         help="time another checkout's rookhaven (a worktree of an older "
                              "commit) with this script")
@@ -166,26 +200,21 @@ def main() -> None:
             retriever.result_bytes(request)
     clock = Clock()
     instrument_kernel(retriever, clock)
-    plain, outside = {}, {}
-    for label, reqs in runs:
-        fastest, kernel_s = float("inf"), 0.0
-        for _ in range(args.passes):  # noise on a shared machine only ever slows a pass
-            clock.spent.clear()
-            began = time.perf_counter()
+    cached = Cached(retriever)
+    for _, reqs in runs:
+        with cached:  # the control's answers, and a pass to warm its path
             for request in reqs:
                 retriever.result_bytes(request)
-            took = time.perf_counter() - began
-            if took < fastest:
-                fastest, kernel_s = took, clock.spent["kernel"]
-        plain[label] = len(reqs) / fastest
-        outside[label] = (fastest - kernel_s) / len(reqs) * 1e6
-    if args.cached:
+    rounds: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in runs}
+    for _ in range(args.rounds):  # spread over time: a neighbour's burst slows a few seconds
         for label, reqs in runs:
-            print(f"{label:8}{bare(retriever, reqs):8.1f} us a request with the index's "
-                  "answers cached")
+            rounds[label].append(measure(retriever, clock, cached, reqs, args.passes))
+    plain = {label: median(r[0] for r in found) for label, found in rounds.items()}
+    outside = {label: median(r[1] for r in found) for label, found in rounds.items()}
+    control = {label: median(r[2] for r in found) for label, found in rounds.items()}
     instrument(clock)
     whole = clock.wrap("rest", retriever.result_bytes)
-    print(f"{'':8}{'req/s':>8}{'outside':>9}{'timed':>8}{'by shares':>10}  "
+    print(f"{'':8}{'req/s':>8}{'outside':>9}{'control':>9}{'timed':>8}{'by shares':>10}  "
           + "  ".join(f"{s:>9}" for s in STAGES))
     for label, reqs in runs:
         passes = []
@@ -200,9 +229,18 @@ def main() -> None:
         total = sum(clock.spent.values())
         shares = "  ".join(f"{clock.spent[s] / total:9.1%}" for s in STAGES)
         by_shares = (1 - clock.spent["kernel"] / total) * 1e6 / plain[label]
-        print(f"{label:8}{plain[label]:8.0f}{outside[label]:9.1f}"
+        print(f"{label:8}{plain[label]:8.0f}{outside[label]:9.1f}{control[label]:9.1f}"
               f"{total / len(reqs) * 1e6:8.0f}{by_shares:10.0f}  {shares}")
-
+    if args.rounds > 1:
+        print(f"{args.rounds} rounds a column: outside [range]; the rounds at the machine's "
+              f"usual speed (control within {USUAL:.0%} of the column's lowest): their "
+              "count and median outside; then each round's outside/control, us a request")
+        for label, found in rounds.items():
+            lowest = min(r[2] for r in found)
+            usual = [r[1] for r in found if r[2] <= lowest * (1 + USUAL)]
+            print(f"{label:8}{median(r[1] for r in found):6.1f} [{min(r[1] for r in found):.1f}"
+                  f"-{max(r[1] for r in found):.1f}]  usual {len(usual)}: {median(usual):.1f}  "
+                  + " ".join(f"{r[1]:.1f}/{r[2]:.1f}" for r in found))
 
 if __name__ == "__main__":
     main()
