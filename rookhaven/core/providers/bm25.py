@@ -225,8 +225,12 @@ class Bm25Index:
 
     def plan(self, terms: Sequence[str]) -> list[tuple[int, Expansion]]:
         """Each distinct query term's count and expansion, in term order."""
+        distinct = sorted(set(terms))
+        memo, expand = self._expansions, self.expand
+        if len(distinct) == len(terms):  # the usual query, each term once: no counting
+            return [(1, memo.get(t) or expand(t)) for t in distinct]
         counts = Counter(terms)
-        return [(counts[t], self.expand(t)) for t in sorted(counts)]
+        return [(counts[t], memo.get(t) or expand(t)) for t in distinct]
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         return self.scorer.score_all(self.plan(terms))
