@@ -226,11 +226,11 @@ class Bm25Index:
     def plan(self, terms: Sequence[str]) -> list[tuple[int, Expansion]]:
         """Each distinct query term's count and expansion, in term order."""
         distinct = sorted(set(terms))
-        memo, expand = self._expansions, self.expand
+        expand = self.expand
         if len(distinct) == len(terms):  # the usual query, each term once: no counting
-            return [(1, memo.get(t) or expand(t)) for t in distinct]
+            return [(1, expand(t)) for t in distinct]
         counts = Counter(terms)
-        return [(counts[t], memo.get(t) or expand(t)) for t in distinct]
+        return [(counts[t], expand(t)) for t in distinct]
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         return self.scorer.score_all(self.plan(terms))
