@@ -19,16 +19,24 @@ own cost per message is what ``bench/pipeline.py`` reports as the no-op floor.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchstore import bench_settings, delete_prefix, query_texts  # noqa: E402
+from benchstore import (  # noqa: E402
+    bench_settings,
+    delete_prefix,
+    print_commands,
+    query_texts,
+    redis_commands,
+)
 
 from bench.retrieve_split import Clock  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
@@ -37,6 +45,7 @@ from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
 from rookhaven.store import Store  # noqa: E402
+from rookhaven.store import results as results_module  # noqa: E402
 from rookhaven.store.rounds import Round  # noqa: E402
 
 Timers = dict[str, float]
@@ -68,48 +77,68 @@ def main() -> None:
         ids = [ref.job_id for ref in pipe.submit_many(reqs, "bench")]
 
         inline = Retriever(docs, settings.engine)
-        began, cpu_began = time.perf_counter(), time.process_time()
-        for request in reqs:
+        for request in reqs[:args.batch]:  # every kernel the requests use loaded
             canonical_bytes(inline.result_data(request))
-        inline_s, inline_cpu = time.perf_counter() - began, time.process_time() - cpu_began
-
         executor = Executor(store, settings)
         executor.cache.get(pipe.store.corpora.resolve("bench"), settings.engine, {})
-        clock = Clock()  # exclusive times: a claim's own round trip is the claim's
-        timers = clock.spent
-        jobs, results = store.jobs, store.results
-        jobs.start = clock.wrap("claim (parse START)", jobs.start)  # type: ignore[method-assign]
-        results.queue_put = clock.wrap(  # type: ignore[method-assign]
-            "queue results (leaf, args)", results.queue_put)
-        Round.send = clock.wrap("round trips (START, COMPLETE+BEGIN)",  # type: ignore[method-assign]
-                                Round.send)
-        store.replication.confirm = clock.wrap(  # type: ignore[method-assign]
-            "confirm (WAIT)", store.replication.confirm)
-        executor.compute = clock.wrap(  # type: ignore[method-assign]
-            "compute + encode", executor.compute)
-        server_before = _server_cpu(store)
-        cpu_began = time.process_time()
-        began = time.perf_counter()
-        for at in range(0, len(ids), args.batch):
-            outcomes = executor.run(ids[at: at + args.batch], "bench")
-            assert all(o == "done" for o in outcomes), outcomes[:3]
-        total = time.perf_counter() - began
-        cpu = time.process_time() - cpu_began
-        server = _server_cpu(store) - server_before
+        # Exclusive times, each stage's own (a claim's round trip is the round trips'), on
+        # the wall and in this thread's CPU: a round trip's wall time holds the server's work.
+        wall, cpu_clock = Clock(), Clock(time.thread_time)
 
-        per_job = {name: seconds / len(ids) * 1e6 for name, seconds in timers.items()}
-        per_job["other (Python around them)"] = total / len(ids) * 1e6 - sum(per_job.values())
-        print(f"{len(ids)} jobs of {args.dataset.name}, batches of {args.batch}, "
+        def wrap(stage: str, function: Any) -> Any:
+            return wall.wrap(stage, cpu_clock.wrap(stage, function))
+
+        jobs, results = store.jobs, store.results
+        jobs.start = wrap("claim (decode START)", jobs.start)  # type: ignore[method-assign]
+        results.queue_put = wrap(  # type: ignore[method-assign]
+            "queue results (args)", results.queue_put)
+        results_module.leaf_for = wrap("log leaves", results_module.leaf_for)
+        Round.send = wrap("round trips", Round.send)  # type: ignore[method-assign]
+        store.replication.confirm = wrap(  # type: ignore[method-assign]
+            "confirm (WAIT)", store.replication.confirm)
+        executor.compute = wrap("compute + encode", executor.compute)  # type: ignore[method-assign]
+        executor._logged = wrap("log lines", executor._logged)  # type: ignore[method-assign]
+        # As a worker's pool process: what was made before its first job is frozen, never
+        # walked by the collector (workers.lifecycle freezes it before the fork).
+        gc.collect()
+        gc.freeze()
+        server_before, commands_before = _server_cpu(store), redis_commands(store.client)
+        # Each batch ranked inline, then run by the executor: the pair sees the same
+        # machine, however its speed drifts over the run.
+        total = cpu = inline_s = inline_cpu = 0.0
+        for at in range(0, len(ids), args.batch):
+            began, cpu_began = time.perf_counter(), time.process_time()
+            for request in reqs[at: at + args.batch]:
+                canonical_bytes(inline.result_data(request))
+            inline_s += time.perf_counter() - began
+            inline_cpu += time.process_time() - cpu_began
+            began, cpu_began = time.perf_counter(), time.process_time()
+            outcomes = executor.run(ids[at: at + args.batch], "bench")
+            total += time.perf_counter() - began
+            cpu += time.process_time() - cpu_began
+            assert all(o == "done" for o in outcomes), outcomes[:3]
+        server = _server_cpu(store) - server_before
+        commands = redis_commands(store.client)
+
+        n = len(ids)
+        print(f"{n} jobs of {args.dataset.name}, batches of {args.batch}, "
               f"engine {settings.engine}")
-        print(f"inline core: {inline_s / len(ids) * 1e6:.0f} us per request "
-              f"({len(ids) / inline_s:.0f}/s)")
-        print(f"executor:    {total / len(ids) * 1e6:.0f} us per job ({len(ids) / total:.0f}/s), "
-              f"{total / inline_s:.2f}x the inline time")
-        for name, micros in per_job.items():
-            print(f"  {name:<28} {micros:7.1f} us  {micros / (total / len(ids) * 1e6):5.1%}")
-        print(f"CPU per job: worker {cpu / len(ids) * 1e6:.0f} us, Redis server "
-              f"{server / len(ids) * 1e6:.0f} us (its whole CPU: use a Redis of your own); "
-              f"inline {inline_cpu / len(ids) * 1e6:.0f} us")
+        print(f"inline core: {inline_s / n * 1e6:.0f} us per request ({n / inline_s:.0f}/s), "
+              f"CPU {inline_cpu / n * 1e6:.0f} us")
+        print(f"executor:    {total / n * 1e6:.0f} us per job ({n / total:.0f}/s), "
+              f"{total / inline_s:.2f}x the inline time; CPU {cpu / n * 1e6:.0f} us, "
+              f"{cpu / inline_cpu:.2f}x the inline CPU")
+        print(f"  {'stage (us a job)':<28} {'wall':>7} {'CPU':>7}")
+        for name in wall.spent:
+            print(f"  {name:<28} {wall.spent[name] / n * 1e6:7.1f} "
+                  f"{cpu_clock.spent[name] / n * 1e6:7.1f}")
+        print(f"  {'other (Python around them)':<28} "
+              f"{(total - sum(wall.spent.values())) / n * 1e6:7.1f} "
+              f"{(cpu - sum(cpu_clock.spent.values())) / n * 1e6:7.1f}")
+        print(f"Redis server CPU: {server / n * 1e6:.0f} us a job (its whole CPU: use a Redis "
+              "of your own); by command (calls and us a job; a script's own commands are "
+              "counted in its evalsha too):")
+        print_commands(commands_before, commands, n)
     finally:
         delete_prefix(store, prefix)
 

@@ -1,18 +1,30 @@
-"""Throughput of the job pipeline versus the inline core, and worker-loss recovery time.
+"""Throughput and CPU a job of the job pipeline against the inline core, the one-job path
+against Celery's own floor, and worker-loss recovery time.
 
-Run by hand (not a test), against a Redis you name; it starts and stops its own workers
-and deletes its keys afterwards:
+Run by hand (not a test), against a Redis of its own (its CPU is read whole); it starts and
+stops its own workers and deletes its keys afterwards:
 
-    .venv/bin/python bench/pipeline.py --redis redis://127.0.0.1:6379/0 --jobs 5000
+    redis-server --port 6391 --save "" --appendonly no --daemonize yes
+    .venv/bin/python bench/pipeline.py --redis redis://127.0.0.1:6391/0 \
+        --dataset ../shared/datasets/npl --jobs 30000
 
 Measured, in the same run and on the same requests:
 1. inline: one Retriever (index built once) answering every request in this process, as
    the canonical result bytes (``result_data``: the fastest inline path to those bytes);
 2. bulk: the same requests through ``Pipeline.submit_many`` (batch messages) to one
-   ``celery -A workers worker -c N`` (N pool processes), until every job is done;
-3. single: a share of them as one message per job (batch size 1);
+   ``celery -A workers worker -c N`` (N pool processes), until every job is done; in the
+   steady state: the worker is started and has run ``--warm`` jobs of the same workload
+   (every kernel loaded in every pool process) before the clock starts. The CPU each
+   process used a job: the worker's main process, its pool, the Redis server (all its
+   clients) and this submitter;
+3. single: a share of them as one message per job (batch size 1), and the CPU a job;
 4. floor: a no-op task, one message per call (the queue's own cost);
-5. recovery: SIGKILL the whole worker mid-run, start a new one, and time until every job
+5. MCP: ``--mcp`` requests through a stdio MCP server (``rookhaven mcp``), each
+   ``submit_retrieval`` then ``get_job`` until done then ``get_result``: p50 and p99;
+6. rerank: ``rookhaven rerank --requests FILE --baseline bench --to-engine E`` of
+   ``--rerank`` requests through the workers (2N rankings: the baseline and the target), and
+   ``--inline``, against the bare core ranking the same 2N in this process;
+7. recovery: SIGKILL the whole worker mid-run, start a new one, and time until every job
    is done (from the new worker being ready).
 """
 
@@ -20,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,12 +43,15 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
+from bench.benchstore import print_commands, redis_commands  # noqa: E402
 from bench.noop_app import TASK_NOOP  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Pipeline, open_pipeline  # noqa: E402
+from rookhaven.pipeline.warmup import warm_up  # noqa: E402
 from tests.integration.workerfarm import FAST, WorkerFarm, documents, requests  # noqa: E402
+from tests.mcp_support import StdioSession  # noqa: E402
 
 
 def until(condition: Any, timeout: float, what: str, interval: float = 0.02) -> Any:
@@ -60,17 +76,52 @@ def stored(pipe: Pipeline, digest: str) -> int:
 
 def cpu_seconds(pids: list[int]) -> float:
     """CPU seconds (user + system) used so far by ``pids`` and their children's trees."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / tick
-        total += cpu_seconds([int(c) for c in children])
-    return total
+    return sum(own_cpu(pid) + cpu_seconds(children(pid)) for pid in pids)
+
+
+def own_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by ``pid`` alone (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+class Meter:
+    """CPU seconds of each process that works on a job: the worker's main process, its pool
+    (the main process's children), the Redis server and this process."""
+
+    NAMES = ("worker main", "worker pool", "Redis", "submitter")
+
+    def __init__(self, pipe: Pipeline, worker: int) -> None:
+        self._pipe, self._worker = pipe, worker
+
+    def read(self) -> tuple[float, ...]:
+        return (own_cpu(self._worker), cpu_seconds(children(self._worker)),
+                redis_cpu(self._pipe), time.process_time())
+
+    def per_job(self, before: tuple[float, ...], jobs: int) -> dict[str, float]:
+        """Microseconds a job each process used since ``before``."""
+        return {name: (b - a) / jobs * 1e6
+                for name, a, b in zip(self.NAMES, before, self.read(), strict=True)}
+
+
+def shown(used: dict[str, float], inline: float) -> str:
+    """``used`` (us a job by process) as one line, with the worker's and all processes'
+    ratio to the inline core's CPU a request."""
+    worker = used["worker main"] + used["worker pool"]
+    every = sum(used.values())
+    parts = ", ".join(f"{name} {us:.0f}" for name, us in used.items())
+    return (f"{parts} us; worker {worker:.0f} us ({worker / inline:.2f}x inline), all "
+            f"{every:.0f} us ({every / inline:.2f}x inline {inline:.0f} us)")
 
 
 def redis_cpu(pipe: Pipeline) -> float:
@@ -86,13 +137,81 @@ def through_queue(pipe: Pipeline, digest: str, reqs: list[Any], tag: str) -> flo
     return time.perf_counter() - started
 
 
+def mcp_latency(env: dict[str, str], reqs: list[RetrievalRequest]) -> None:
+    """p50 and p99 of ``submit_retrieval`` -> ``get_result`` through a stdio MCP server,
+    polling ``get_job`` every millisecond or two, one request at a time."""
+    session = StdioSession(env, timeout=60)
+    try:
+        session.initialize()
+
+        def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            result = session.request("tools/call", {"name": tool, "arguments": arguments})
+            assert result["result"].get("isError") is not True, result["result"]["content"]
+            answer: dict[str, Any] = result["result"]["structuredContent"]
+            return answer
+
+        took = []
+        for request in reqs:
+            began = time.perf_counter()
+            job = call("submit_retrieval", {"query": request.query, "corpus": "bench",
+                                            "recallBudget": request.recall_budget,
+                                            "seed": request.seed})
+            while call("get_job", {"jobId": job["job_id"]})["state"] != "done":
+                time.sleep(0.001)
+            call("get_result", {"resultKey": job["result_key"]})
+            took.append(time.perf_counter() - began)
+        took.sort()
+        print(f"MCP submit_retrieval -> get_result ({len(took)} calls over stdio): p50 "
+              f"{took[len(took) // 2] * 1e3:.1f} ms, p99 "
+              f"{took[min(len(took) - 1, len(took) * 99 // 100)] * 1e3:.1f} ms", flush=True)
+    finally:
+        session.close()
+
+
+def rerank(env: dict[str, str], docs: Any, reqs: list[RetrievalRequest], engine: str,
+           target: str, logs: Path) -> None:
+    """A re-ranking run of ``reqs`` from ``engine`` to ``target`` through the workers and
+    with ``--inline``, against the core ranking both sides in this process."""
+    began = time.perf_counter()
+    for name in (engine, target):
+        retriever = Retriever(docs, name)
+        for request in reqs:
+            canonical_bytes(retriever.result_data(request))
+    core = time.perf_counter() - began
+    print(f"rerank of {len(reqs)} requests ({engine} -> {target}): the bare core ranks the "
+          f"{2 * len(reqs)} in {core:.2f} s", flush=True)
+    file = logs / "rerank.jsonl"
+    file.write_bytes(b"".join(orjson.dumps(r.model_dump(by_alias=True)) + b"\n"
+                              for r in reqs))
+    for mode in ([], ["--inline"]):
+        command = [sys.executable, "-m", "rookhaven.cli.main", "rerank", "--requests",
+                   str(file), "--baseline", "bench", "--to-engine", target, *mode,
+                   "--out", str(logs / f"report{len(mode)}.jsonl")]
+        began = time.perf_counter()
+        done = subprocess.run(command, env={**env, "ROOKHAVEN_KERNEL_WARMUP": "none"},
+                              capture_output=True, timeout=1800)
+        took = time.perf_counter() - began
+        if done.returncode != 0:
+            raise SystemExit(f"rerank failed: {done.stderr.decode()[-2000:]}")
+        print(f"  {' '.join(mode) or 'through the workers'}: {took:.2f} s, "
+              f"{core / took:.2f}x the bare core", flush=True)
+        # The next mode's jobs exist now: a fresh set of seeds for it.
+        reqs = [r.model_copy(update={"seed": r.seed + "-again"}) for r in reqs]
+        file.write_bytes(b"".join(orjson.dumps(r.model_dump(by_alias=True)) + b"\n"
+                                  for r in reqs))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--redis", default=os.environ.get("ROOKHAVEN_REDIS_URL",
                                                           "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--jobs", type=int, default=5000)
+    parser.add_argument("--jobs", type=int, default=30000)
+    parser.add_argument("--warm", type=int, default=2000,
+                        help="jobs run through the worker before the clock starts")
     parser.add_argument("--single", type=int, default=1000, help="jobs sent one per message")
     parser.add_argument("--noop", type=int, default=2000, help="no-op tasks for the floor")
+    parser.add_argument("--mcp", type=int, default=200,
+                        help="submit_retrieval -> get_result calls through a stdio MCP server")
     parser.add_argument("--docs", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=2, help="worker pool processes")
     parser.add_argument("--batch", type=int, default=100)
@@ -103,6 +222,13 @@ def main() -> None:
                         help="the query file in --dataset (syn100k has q3.jsonl and q8.jsonl)")
     parser.add_argument("--fast", action="store_true",
                         help="the integration tests' short heartbeat and sweep intervals")
+    parser.add_argument("--no-recovery", action="store_true", help="skip the kill and recovery")
+    parser.add_argument("--rerank", type=int, default=0,
+                        help="requests re-ranked with `rookhaven rerank` (0: none)")
+    parser.add_argument("--rerank-engine", default="bm25@4",
+                        help="the re-ranking run's target engine")
+    parser.add_argument("--commands", action="store_true",
+                        help="print the bulk run's Redis commands: calls and us a job")
     args = parser.parse_args()
 
     prefix = f"rh-bench-{os.getpid()}"
@@ -110,9 +236,11 @@ def main() -> None:
     logs.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOKHAVEN_")}
     # Production defaults (heartbeat 10 s, sweep every 10 s), unless --fast.
+    # The kernels load from numba's cache at each pool process's first use (filled here
+    # first), so the warm-up jobs load every kernel the workload uses before the clock.
     env.update(FAST if args.fast else {"ROOKHAVEN_LOG_LEVEL": "warning"},
                ROOKHAVEN_REDIS_URL=args.redis, ROOKHAVEN_KEY_PREFIX=prefix,
-               ROOKHAVEN_BATCH_SIZE=str(args.batch))
+               ROOKHAVEN_BATCH_SIZE=str(args.batch), ROOKHAVEN_KERNEL_WARMUP="none")
     pipe = open_pipeline(Settings.from_mapping(env))
     if args.dataset:
         docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
@@ -140,39 +268,52 @@ def main() -> None:
         print(f"inline: index {built - started:.2f} s, {rows['inline']:.0f} requests/s",
               flush=True)
 
+        warm_up([pipe.settings.engine])  # numba's cache filled before any worker starts
         worker = workers.start("bench", args.concurrency, app="bench.noop_app")
-        warm = make(4 * args.concurrency, tag="warm-")
-        through_queue(pipe, digest, warm, "warm-up")  # each pool process builds its index once
-        before = (cpu_seconds([worker.pid]), redis_cpu(pipe), time.process_time())
+        meter = Meter(pipe, worker.pid)
+        # Each pool process indexes the corpus and loads its kernels before the clock.
+        through_queue(pipe, digest, make(args.warm, tag="warm-"), "warm-up")
+        before, commands = meter.read(), redis_commands(pipe.store.client)
         rows["bulk"] = args.jobs / through_queue(pipe, digest, reqs, "bulk")
-        used = [(b - a) / args.jobs * 1e6 for a, b in zip(before, (
-            cpu_seconds([worker.pid]), redis_cpu(pipe), time.process_time()), strict=True)]
-        print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s; CPU per job: workers "
-              f"{used[0]:.0f} us, Redis {used[1]:.0f} us (all its clients), this submitter "
-              f"{used[2]:.0f} us; inline {1e6 / rows['inline']:.0f} us", flush=True)
+        inline_us = 1e6 / rows["inline"]
+        print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s, "
+              f"{rows['bulk'] / rows['inline']:.2f}x inline; CPU a job: "
+              f"{shown(meter.per_job(before, args.jobs), inline_us)}", flush=True)
+        if args.commands:
+            print_commands(commands, redis_commands(pipe.store.client), args.jobs)
 
         single = Pipeline(pipe.store, pipe.dispatcher,
                           pipe.settings.with_overrides(batch_size=1))
-        singles = make(args.single, tag="single-")
+        singles = make(max(1, args.single), tag="single-")
         started = time.perf_counter()
         target = stored(pipe, digest) + len(singles)
+        before = meter.read()
         for request in singles:
             single.submit(request, "bench")
         until(lambda: stored(pipe, digest) >= target, 600, "single jobs", interval=0.05)
-        rows["single"] = args.single / (time.perf_counter() - started)
-        print(f"single (1/message): {rows['single']:.0f} jobs/s", flush=True)
+        rows["single"] = len(singles) / (time.perf_counter() - started)
+        print(f"single (1/message): {rows['single']:.0f} jobs/s; CPU a job: "
+              f"{shown(meter.per_job(before, len(singles)), inline_us)}", flush=True)
 
         counter = f"{prefix}:bench:noop"
         started = time.perf_counter()
         app = pipe.dispatcher.app  # type: ignore[attr-defined]
         with app.producer_or_acquire() as producer:
-            for _ in range(args.noop):
+            for _ in range(max(1, args.noop)):
                 app.send_task(TASK_NOOP, args=[counter], producer=producer)
-        until(lambda: int(pipe.store.client.get(counter) or 0) >= args.noop, 600, "no-ops",
-              interval=0.05)
-        rows["noop"] = args.noop / (time.perf_counter() - started)
-        print(f"no-op floor (1/message): {rows['noop']:.0f} tasks/s", flush=True)
+        until(lambda: int(pipe.store.client.get(counter) or 0) >= max(1, args.noop), 600,
+              "no-ops", interval=0.05)
+        rows["noop"] = max(1, args.noop) / (time.perf_counter() - started)
+        print(f"no-op floor (1/message): {rows['noop']:.0f} tasks/s; single/floor "
+              f"{rows['single'] / rows['noop']:.2f}", flush=True)
 
+        if args.mcp:
+            mcp_latency(env, make(args.mcp, tag="mcp-"))
+        if args.rerank:
+            rerank(env, docs, make(args.rerank, tag="rerank-"), pipe.settings.engine,
+                   args.rerank_engine, logs)
+        if args.no_recovery:
+            return
         kill_reqs = make(args.jobs, tag="kill-")
         before = stored(pipe, digest)
         ids = [r.job_id for r in pipe.submit_many(kill_reqs, "bench")]

@@ -54,8 +54,15 @@ RESULT_KEY_PATTERN = r"^sha256:[0-9a-f]{64}$"
 
 def result_key(request: RetrievalRequest, corpus_digest: str, identity: EngineIdentity) -> str:
     """sha256 over the canonical request, corpus digest, engine and config digest."""
+    return plain_result_key(to_plain(request), corpus_digest, identity)
+
+
+def plain_result_key(request: dict[str, Any], corpus_digest: str,
+                     identity: EngineIdentity) -> str:
+    """``result_key`` of a request already made plain data (``to_plain``'s), for a caller
+    that needs that data for more than the key."""
     return sha256_digest(canonical_bytes({
-        "request": to_plain(request),
+        "request": request,
         "corpus_digest": corpus_digest,
         "engine": identity.engine_data,
         "config_digest": identity.config_digest,

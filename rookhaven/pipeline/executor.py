@@ -11,7 +11,9 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..core.canonical import embeds
@@ -21,20 +23,23 @@ from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnava
 from ..store import JobSpec, Store
 from ..store.results import Offered
 from ..store.rounds import Reply, Round
+from ..store.scripts import MAX_JOBS
 from .cache import RetrieverCache
 from .celeryconf import SOFT_LIMIT_SHARE
 
 log = logging.getLogger("rookhaven.pipeline")
 
-# Jobs begun together, whose results are stored together: one round trip per chunk, and
-# one script each to begin and to store (every job of a chunk is in one log shard and over
-# one corpus). A worker killed mid-chunk has charged each of them an attempt; a job begun
-# before (attempts above 0 when claimed) then runs in a chunk of its own, so a job that
-# kills its worker reaches the attempt limit alone and every other job is charged at most
-# one extra attempt. 32, not 8: each chunk's BEGIN, MSETNX and COMPLETE cost Redis ~100 us
-# whatever their size, a quarter of its CPU a job at 8 (ADR 0036, amended); a crash now
-# recomputes up to 32 jobs, milliseconds of work.
-CHUNK = 32
+# Jobs computed together, whose results are stored together: a message's fresh jobs of one
+# log shard and corpus are one chunk (up to the scripts' MAX_JOBS), begun by the START that
+# claims them and stored by one MSETNX and one COMPLETE after their rankings ran back to
+# back: two round trips a message. A worker killed mid-chunk has charged each of its jobs
+# an attempt; a job begun before (attempts above 0 when claimed) then runs in a chunk of
+# its own, after the fresh ones, begun by BEGIN, so a job that kills its worker reaches the
+# attempt limit alone and every other job is charged at most one extra attempt (ADR 0051).
+CHUNK = MAX_JOBS
+
+# A job to compute: its id, the attempt it runs as (0: not begun yet), its spec.
+Runnable = tuple[str, int, JobSpec]
 
 
 class Executor:
@@ -44,13 +49,16 @@ class Executor:
                  fatal: tuple[type[BaseException], ...] = (),
                  cache: RetrieverCache | None = None, job_lines: int = logging.INFO) -> None:
         self.store = store
-        # The level of the one line per job and delivery: a worker's record of its work;
-        # below the default where the caller shows progress instead (inline runs).
+        # The level of the one line per message: a worker's record of its work; below the
+        # default where the caller shows progress instead (inline runs). Each job's own
+        # line is at DEBUG: at thousands of jobs a second, a line each is a log of its own.
         self._job_lines = job_lines
         self.settings = settings
         self.cache = cache or RetrieverCache(store.corpora.stream, settings.index_cache_size)
         # Exceptions that must end the task at once (the soft time limit), after recording.
         self._fatal = fatal
+        # Each engine's data as its audits hold it, for the log leaves (never parsed back).
+        self._engines: dict[str, dict[str, Any]] = {}
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'stored', 'skipped:<state>', 'failed' or 'retry'.
@@ -59,35 +67,40 @@ class Executor:
         restarted without writes it had answered (``appendfsync everysec``, ADR 0023). The
         result is whole; the record is not recreated, and the job is not counted done.
 
-        Jobs go in chunks of ``CHUNK``: a chunk is begun (each job charged an attempt) in
-        the round trip that stores the previous chunk's results, so a batch costs one round
-        trip per chunk, not two per job (see ``CHUNK`` for what a crash then costs).
-        With ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas
-        (one WAIT for the whole message); ReplicationError if they are not, and the caller
-        must not acknowledge the message. A job's log line comes after that confirmation.
+        The message's jobs are claimed (and its fresh ones begun) in one round trip, the
+        chunks' rankings run back to back, and each chunk's results are stored in one round
+        trip that also begins the next chunk if it needs it (see ``CHUNK``). With
+        ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas (one
+        WAIT for the whole message); ReplicationError if they are not, and the caller must
+        not acknowledge the message. The message's log line comes after that confirmation.
         """
+        began = time.perf_counter()
         # This delivery's claim: a copy of the message started after it takes the jobs
         # over, and only the claim that started a job last may begin (charge) it.
         claim = f"{worker}/{secrets.token_hex(8)}"
         mark = self.store.replication.mark()  # a failover before the confirmation voids it
-        started = self.store.jobs.start(job_ids, worker, claim)
+        started = self.store.jobs.start(job_ids, worker, claim, begin=True)
         outcomes: dict[str, tuple[str, float]] = {}
-        runnable: list[tuple[str, int, JobSpec]] = []
+        fresh: list[Runnable] = []
+        suspects: list[list[Runnable]] = []
         for job_id, (verdict, attempts, spec) in zip(job_ids, started, strict=True):
-            if spec is None:
-                outcomes[job_id] = (f"skipped:{verdict}", 0.0)
-            else:
-                runnable.append((job_id, attempts, spec))
-        chunks = _chunks(runnable, self.store.keys.shard_of)
+            if job_id in outcomes:
+                continue  # named twice in the message: computed once
+            outcomes[job_id] = (f"skipped:{verdict}", 0.0)
+            if spec is not None and verdict == "begun":
+                fresh.append((job_id, attempts, spec))
+            elif spec is not None:
+                suspects.append([(job_id, 0, spec)])
+        chunks = [*_chunks(fresh, self.store.keys.shard_of), *suspects]
         round_ = self.store.round()
         begun = self._queue_begins(round_, chunks[0] if chunks else [], worker, claim)
-        round_.send(f"beginning {len(begun)} job(s)")
+        round_.send(f"beginning {len(chunks[0]) if chunks else 0} job(s)")
         for at, chunk in enumerate(chunks):
             round_ = self.store.round()
             stored = self._compute_chunk(chunk, begun, round_, outcomes)
             begun = self._queue_begins(round_, chunks[at + 1] if at + 1 < len(chunks) else [],
                                        worker, claim)
-            round_.send(f"storing {len(stored)} result(s) and beginning {len(begun)} job(s)")
+            round_.send(f"storing {len(stored)} result(s)")
             for job_id, seconds, put in stored:
                 try:
                     verdict = put.get()
@@ -102,23 +115,23 @@ class Executor:
                         "everysec. Their results are stored and logged; see ops/runbook.md "
                         "on a crash that lost writes", len(lost), lost[0],
                         extra={"jobs": len(lost)})
-        timed = [(job_id, *outcomes[job_id]) for job_id in dict.fromkeys(job_ids)]
         try:
             self.store.replication.confirm(f"the writes of {len(job_ids)} job(s)", since=mark)
         except StoreUnavailableError:  # replicas short, or the primary gone meanwhile
-            for job_id, outcome, seconds in timed:
-                self._logged(job_id, f"{outcome}:unconfirmed", seconds)
+            self._logged(job_ids, outcomes, began, ":unconfirmed")
             raise
-        return [self._logged(job_id, outcome, seconds) for job_id, outcome, seconds in timed]
+        return self._logged(job_ids, outcomes, began)
 
-    def _queue_begins(self, round_: Round, chunk: list[tuple[str, int, JobSpec]],
-                      worker: str, claim: str) -> list[Reply[tuple[str, int]]]:
-        if not chunk:
-            return []
+    def _queue_begins(self, round_: Round, chunk: list[Runnable], worker: str,
+                      claim: str) -> list[Reply[tuple[str, int]]]:
+        """Each job of ``chunk`` begun: a BEGIN queued on ``round_`` for a chunk not begun
+        yet, the answer START gave for one it began."""
+        if not chunk or chunk[0][1] > 0:  # a chunk is fresh (begun) or one suspect
+            return [Reply.known(("run", attempt)) for _, attempt, _ in chunk]
         return self.store.jobs.queue_begin(round_, [job_id for job_id, _, _ in chunk], worker,
                                            self.settings.job_max_attempts, claim)
 
-    def _compute_chunk(self, chunk: list[tuple[str, int, JobSpec]],
+    def _compute_chunk(self, chunk: list[Runnable],
                        begun: list[Reply[tuple[str, int]]], round_: Round,
                        outcomes: dict[str, tuple[str, float]],
                        ) -> list[tuple[str, float, Reply[str]]]:
@@ -132,7 +145,10 @@ class Executor:
                 try:
                     outcome, offered = self._step(job_id, spec, reply)
                 except BaseException:  # logged at once, as it ends the task
-                    self._logged(job_id, "interrupted", time.perf_counter() - began)
+                    log.log(self._job_lines, "job %s interrupted in %.3f s", job_id,
+                            time.perf_counter() - began, extra={
+                                "job": job_id, "state": "interrupted",
+                                "seconds": round(time.perf_counter() - began, 6)})
                     raise
                 if offered is None:
                     outcomes[job_id] = (outcome, time.perf_counter() - began)
@@ -189,7 +205,8 @@ class Executor:
             log.error("job %s: %s", job_id, refused, extra={"job": job_id})
             self._fail(job_id, refused, permanent=True)
             return "failed", None
-        return "done", Offered(spec.key, spec.corpus_digest, result, audit)
+        return "done", Offered(spec.key, spec.corpus_digest, result, audit,
+                               self._engines.get(spec.provider))
 
     def compute(self, spec: JobSpec, *, key_checked: bool = False) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key
@@ -197,7 +214,8 @@ class Executor:
         retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
         if key_checked:
             return retriever.result_bytes(spec.request)
-        key = result_key(spec.request, spec.corpus_digest, retriever.identity)
+        identity = retriever.identity
+        key = result_key(spec.request, spec.corpus_digest, identity)
         if key != spec.key:
             raise EngineMismatchError(
                 f"job {spec.key}: the job's key does not match its recipe: it was not "
@@ -206,6 +224,9 @@ class Executor:
                 f"{retriever.config_digest}); resubmit it, with submitters and workers on "
                 "one version"
             )
+        # The engine as the audit writes it (Retriever: the identity's engine), for the
+        # job's log leaf: one per engine name, whatever its parameters.
+        self._engines[spec.provider] = identity.engine_data
         # Straight to bytes: the same bytes as the validated model gives
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
         return retriever.result_bytes(spec.request)
@@ -216,24 +237,29 @@ class Executor:
         return self.store.jobs.fail(job_id, error, permanent=permanent,
                                     max_attempts=self.settings.job_max_attempts)
 
-    def _logged(self, job_id: str, outcome: str, seconds: float) -> str:
-        """Log the one line a job gets per delivery; return ``outcome``."""
-        log.log(self._job_lines, "job %s %s in %.3f s", job_id, outcome, seconds,
-                extra={"job": job_id, "state": outcome, "seconds": round(seconds, 6)})
-        return outcome
+    def _logged(self, job_ids: Sequence[str], outcomes: dict[str, tuple[str, float]],
+                began: float, suffix: str = "") -> list[str]:
+        """Log each job's line (DEBUG) and the message's; each job's outcome, in order."""
+        for job_id, (outcome, seconds) in outcomes.items():
+            log.debug("job %s %s%s in %.3f s", job_id, outcome, suffix, seconds,
+                      extra={"job": job_id, "state": outcome + suffix,
+                             "seconds": round(seconds, 6)})
+        states = Counter(outcome + suffix for outcome, _ in outcomes.values())
+        seconds = time.perf_counter() - began
+        log.log(self._job_lines, "%d job(s) (first %s) in %.3f s: %s", len(outcomes),
+                job_ids[0] if job_ids else "-", seconds,
+                ", ".join(f"{count} {state}" for state, count in sorted(states.items())),
+                extra={"jobs": len(outcomes), "first": job_ids[0] if job_ids else None,
+                       "seconds": round(seconds, 6), "states": dict(sorted(states.items()))})
+        return [outcomes[job_id][0] for job_id in job_ids]
 
 
-def _chunks(runnable: list[tuple[str, int, JobSpec]], shard_of: Callable[[str], int],
-            ) -> list[list[tuple[str, int, JobSpec]]]:
-    """``runnable`` (job id, attempts so far, spec) in chunks of up to CHUNK, each of
-    one shard and corpus (in the order each first appears); a job begun before runs in a
-    chunk of its own."""
-    chunks: list[list[tuple[str, int, JobSpec]]] = []
-    open_: dict[tuple[int, str], list[tuple[str, int, JobSpec]]] = {}
+def _chunks(runnable: list[Runnable], shard_of: Callable[[str], int]) -> list[list[Runnable]]:
+    """``runnable`` in chunks of up to CHUNK, each of one shard and corpus (in the order
+    each first appears)."""
+    chunks: list[list[Runnable]] = []
+    open_: dict[tuple[int, str], list[Runnable]] = {}
     for job in runnable:
-        if job[1] > 0:
-            chunks.append([job])
-            continue
         group = (shard_of(job[0]), job[2].corpus_digest)
         current = open_.setdefault(group, [])
         if not current:

@@ -15,12 +15,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ..config import Settings
+from ..core.canonical import to_plain
 from ..core.corpus import Corpus
 from ..core.engines import engine_spec
-from ..core.identity import result_key
+from ..core.identity import plain_result_key
 from ..errors import PrimaryChangedError, WaitTimeoutError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
+from ..store.jobs import recipe_bytes
 from .cache import RetrieverCache
 from .celeryconf import QUEUE_RECOVERY
 from .dispatch import Dispatcher
@@ -105,14 +107,29 @@ class Pipeline:
     def spec(self, request: RetrievalRequest, corpus_digest: str, provider: str | None = None,
              params: dict[str, Any] | None = None) -> JobSpec:
         """The job for ``request`` over a stored corpus digest, with its content key."""
+        return self._maker(corpus_digest, provider, params)(request)[0]
+
+    def _maker(self, corpus_digest: str, provider: str | None,
+               params: dict[str, Any] | None,
+               ) -> Callable[[RetrievalRequest], tuple[JobSpec, bytes]]:
+        """A maker of jobs over ``corpus_digest`` with this engine: the engine is resolved
+        once; per request only its key and the bytes it is recorded as are made (from one
+        plain copy of the request)."""
         # Records name the full engine (name@version): a bare name means the default
         # version only when submitted, never when read back years later.
         chosen = engine_spec(provider or self.settings.engine)
-        name, params = chosen.ref, chosen.pinned(params or {})
-        _, identity = self._providers.provider(name, params)
-        key = result_key(self.settings.check_request(request), corpus_digest, identity)
-        return JobSpec(key=key, request=request, corpus_digest=corpus_digest, provider=name,
-                       params=params)
+        name, pinned = chosen.ref, chosen.pinned(params or {})
+        _, identity = self._providers.provider(name, pinned)
+        check = self.settings.check_request
+
+        def make(request: RetrievalRequest) -> tuple[JobSpec, bytes]:
+            plain = to_plain(check(request))
+            return (JobSpec(key=plain_result_key(plain, corpus_digest, identity),
+                            request=request, corpus_digest=corpus_digest, provider=name,
+                            params=pinned),
+                    recipe_bytes(plain, corpus_digest, name, pinned))
+
+        return make
 
     def submit(self, request: RetrievalRequest, corpus: str = "latest",
                provider: str | None = None, params: dict[str, Any] | None = None) -> JobRef:
@@ -129,32 +146,33 @@ class Pipeline:
         (a re-ranking run's comparisons) the jobs it creates are noted as made for a
         comparison, not served; anyone else's submission of a job makes it history."""
         digest = self.store.corpora.resolve(corpus)
-        specs = [self.spec(r, digest, provider, params) for r in requests]
+        made = list(map(self._maker(digest, provider, params), requests))
         size = self.settings.batch_size
         verdicts: list[str] = []
-        for at in range(0, len(specs), size):
-            batch = specs[at: at + size]
+        for at in range(0, len(made), size):
+            batch = made[at: at + size]
             answered = self._record(batch, rerank)
             self.dispatcher.send(list(dict.fromkeys(
-                s.key for s, v in zip(batch, answered, strict=True) if v == "new")), size)
+                s.key for (s, _), v in zip(batch, answered, strict=True) if v == "new")), size)
             verdicts += answered
         return [JobRef(job_id=s.key, result_key=s.key, cached=v == "cached",
                        state=_STATE_AFTER[v], corpus_digest=digest)
-                for s, v in zip(specs, verdicts, strict=True)]
+                for (s, _), v in zip(made, verdicts, strict=True)]
 
-    def _record(self, batch: list[JobSpec], rerank: bool) -> list[str]:
-        """Record ``batch``'s jobs: each one's verdict (a job new to any attempt is new: its
-        message is still to be sent)."""
+    def _record(self, batch: list[tuple[JobSpec, bytes]], rerank: bool) -> list[str]:
+        """Record ``batch``'s jobs (each spec with its recorded bytes): each one's verdict
+        (a job new to any attempt is new: its message is still to be sent)."""
         fresh: set[str] = set()
+        specs, recipes = [s for s, _ in batch], [r for _, r in batch]
 
         def write() -> list[str]:
-            answered = ["new" if s.key in fresh else v
-                        for s, v in zip(batch, self.store.jobs.create_many(batch), strict=True)]
-            fresh.update(s.key for s, v in zip(batch, answered, strict=True) if v == "new")
+            answered = ["new" if s.key in fresh else v for s, v in zip(
+                specs, self.store.jobs.create_many(specs, recipes), strict=True)]
+            fresh.update(s.key for s, v in zip(specs, answered, strict=True) if v == "new")
             if rerank:
-                self.store.reranks.made([s.key for s in batch if s.key in fresh])
+                self.store.reranks.made([s.key for s in specs if s.key in fresh])
             else:
-                self.store.reranks.asked([s.key for s in batch if s.key not in fresh])
+                self.store.reranks.asked([s.key for s in specs if s.key not in fresh])
             return answered
 
         return self._surviving(write, f"recording {len(batch)} job(s)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,6 +25,13 @@ from .models import RerankRow, RerankSpec, RerankSummary
 from .sources import Historical, from_audits, from_requests
 
 Progress = Callable[[int, int], None]
+# A chunk's jobs: on the target, and for its baseline (None where a result is stored).
+_Submitted = tuple[list[JobRef | None], list[JobRef | None]]
+# Chunks submitted ahead of the one waited for: enough to keep two workers ranking while
+# this process compares and stores a chunk, few enough that a stop leaves little in flight.
+AHEAD = 4
+# Seconds between looks at a chunk's job states while it runs.
+POLL = 0.01
 
 
 
@@ -75,15 +83,21 @@ class Reranker:
         return run_id
 
     def run(self, run_id: str, progress: Progress | None = None) -> list[RerankRow]:
-        """Process every chunk not yet finished; return all rows in query order."""
+        """Process every chunk not yet finished; return all rows in query order.
+
+        Up to ``AHEAD`` chunks are submitted before the oldest is waited for, so the workers
+        rank the next chunks while this process compares and stores the last one."""
         spec = RerankSpec.model_validate_json(self.store.reranks.spec(run_id))
         items = self.queries(spec)
         finished = self.store.reranks.finished(run_id)
         done = sum(len(rows.splitlines()) for rows in finished.values())
-        for index, at in enumerate(range(0, len(items), spec.chunk)):
-            if index in finished:
-                continue
-            rows = self._chunk(spec, items[at: at + spec.chunk], at)
+        todo = [(index, at) for index, at in enumerate(range(0, len(items), spec.chunk))
+                if index not in finished]
+        submitted: deque[_Submitted] = deque()  # the chunks of todo from ``position`` on
+        for position, (index, at) in enumerate(todo):
+            for _, start in todo[position + len(submitted): position + AHEAD]:
+                submitted.append(self._submit_chunk(spec, items[start: start + spec.chunk]))
+            rows = self._finish_chunk(items[at: at + spec.chunk], at, submitted.popleft())
             encoded = b"".join(canonical_bytes(row) + b"\n" for row in rows)
             self.store.reranks.finish_chunk(run_id, index, encoded)
             finished[index] = encoded
@@ -116,20 +130,24 @@ class Reranker:
         pending = sorted({r.job_id for r in refs if r is not None and r.state != "done"})
         deadline = time.monotonic() + self.wait_timeout
         while pending:
-            records = self.store.jobs.get_many(pending)
-            pending = [j for j, r in zip(pending, records, strict=True)
-                       if r is not None and r.state not in ("done", "failed")]
+            states = self.store.jobs.states_many(pending)  # no spec read: cheap to poll
+            pending = [j for j, state in zip(pending, states, strict=True)
+                       if state is not None and state not in ("done", "failed")]
             if pending and time.monotonic() > deadline:
                 raise RerankError(f"{len(pending)} job(s) not finished after "
                                   f"{self.wait_timeout:g} s (e.g. {pending[0]}); check that "
                                   "workers run, then resume the run with --resume")
             if pending:
-                time.sleep(0.05)
+                time.sleep(POLL)
 
-    def _chunk(self, spec: RerankSpec, items: Sequence[Historical], offset: int,
-               ) -> list[RerankRow]:
-        new_refs = self._submit(spec, items, target=True)
-        old_refs = self._submit(spec, items, target=False)
+    def _submit_chunk(self, spec: RerankSpec, items: Sequence[Historical]) -> _Submitted:
+        """The jobs of a chunk on the target and, where no result is stored, its baseline."""
+        return self._submit(spec, items, target=True), self._submit(spec, items, target=False)
+
+    def _finish_chunk(self, items: Sequence[Historical], offset: int, jobs: _Submitted,
+                      ) -> list[RerankRow]:
+        """A submitted chunk's rows, once its jobs are done."""
+        new_refs, old_refs = jobs
         self._wait([*new_refs, *old_refs])
         old_keys = [item.old_key or ref.job_id  # type: ignore[union-attr]
                     for item, ref in zip(items, old_refs, strict=True)]

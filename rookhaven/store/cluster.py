@@ -171,6 +171,9 @@ def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
     StoreUnavailableError if none does."""
     given: dict[str, Any] = {**options, **_login(url.username, url.password)}
     waited: Patience = given.pop("retry")
+    # redis-py gives a cluster's node clients only the options it knows (not a packer):
+    # their commands are packed by its default (store.wire says what that costs).
+    given.pop("command_packer", None)
     if url.tls:
         given.update(ssl=True, **dict(url.tls_options))
     nodes = [ClusterNode(h, p) for h, p in url.nodes]  # type: ignore[no-untyped-call]

@@ -25,6 +25,7 @@ from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 from ..errors import ConfigError, StoreUnavailableError
 from . import cluster, sentinel
 from .patience import Patience
+from .wire import Packer
 
 SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES, *cluster.SCHEMES)
 # kombu's Redis transport cannot work across slots at all.
@@ -77,7 +78,7 @@ def connect(url: str | None, timeout: float = 5.0) -> redis.Redis:
     connection is retried for up to ``timeout`` seconds."""
     checked = check_url(url)
     options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
-                               "retry": Patience(timeout)}
+                               "retry": Patience(timeout), "command_packer": Packer()}
     try:
         if sentinel.is_sentinel(checked):
             return _primary(sentinel.parse(checked, redact(checked)), options)
@@ -128,7 +129,9 @@ def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
     tls = url.tls_kwargs()
     # Each Sentinel is asked once per attempt (redis-py's default retries each up to 3 times
     # with pauses of seconds); the attempts are the data connection's Patience.
-    asking = {**options, "retry": Retry(NoBackoff(), 0)}
+    # A Sentinel's own client takes no command packer (its commands are small anyway).
+    asking = {**{k: v for k, v in options.items() if k != "command_packer"},
+              "retry": Retry(NoBackoff(), 0)}
     # Typed as Any: they are connection options, never Sentinel's own named parameters.
     connection: dict[str, Any] = {**options, **tls}
     data: dict[str, Any] = {"db": url.db, "health_check_interval": 30,

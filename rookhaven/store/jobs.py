@@ -17,7 +17,6 @@ import orjson
 
 from ..core.canonical import canonical_bytes, to_plain
 from ..errors import ConfigError, NotFoundError
-from ..models import RetrievalRequest
 from .connection import translated
 from .context import StoreContext, text
 from .keys import ShardKeys
@@ -40,8 +39,14 @@ class StaleJob:
 
 def spec_bytes(spec: JobSpec) -> bytes:
     """The canonical JSON a job's spec is stored as (JobRecord.from_fields reads it)."""
-    return canonical_bytes({"corpus": spec.corpus_digest, "params": spec.params,
-                            "provider": spec.provider, "request": to_plain(spec.request)})
+    return recipe_bytes(to_plain(spec.request), spec.corpus_digest, spec.provider, spec.params)
+
+
+def recipe_bytes(request: dict[str, Any], corpus_digest: str, provider: str,
+                 params: dict[str, Any]) -> bytes:
+    """``spec_bytes`` of a spec whose request is already plain data (``to_plain``'s)."""
+    return canonical_bytes({"corpus": corpus_digest, "params": params, "provider": provider,
+                            "request": request})
 
 
 class JobStore:
@@ -77,31 +82,37 @@ class JobStore:
         """
         return self.create_many([spec])[0]
 
-    def create_many(self, specs: Iterable[JobSpec]) -> list[str]:
-        """``create`` for each spec, in one round trip."""
+    def create_many(self, specs: Iterable[JobSpec],
+                    recipes: Sequence[bytes] | None = None) -> list[str]:
+        """``create`` for each spec, in one round trip; ``recipes``: each spec's
+        ``spec_bytes``, where the caller has them."""
         specs = list(specs)
-        recipes = {spec.key: spec_bytes(spec) for spec in specs}
+        recorded = {spec.key: recipe for spec, recipe in zip(
+            specs, recipes if recipes is not None else map(spec_bytes, specs), strict=True)}
         round_ = Round(self._ctx)
         replies = self._many(round_, self._ctx.create, [s.key for s in specs],
-                             lambda ids: [len(ids), *ids, *(recipes[i] for i in ids)],
+                             lambda ids: [len(ids), *ids, *(recorded[i] for i in ids)],
                              text, results=True)
         round_.send(f"recording {len(specs)} jobs")
         return [reply.get() for reply in replies]
 
-    def start(self, job_ids: Sequence[str], worker: str,
-              claim: str = "") -> list[tuple[str, int, JobSpec | None]]:
+    def start(self, job_ids: Sequence[str], worker: str, claim: str = "", *,
+              begin: bool = False) -> list[tuple[str, int, JobSpec | None]]:
         """Claim jobs for ``worker``, in one round trip. Per job: ('run', attempts so far,
-        spec) to compute it (after ``begin`` with the same ``claim``), or (state, 0, None) to
-        skip it (missing, done, failed).
+        spec) to compute it (after ``begin`` with the same ``claim``), ('begun', 1, spec)
+        to compute it at once (with ``begin``: a job never begun before is charged its
+        first attempt here), or (state, 0, None) to skip it (missing, done, failed).
 
         A batch claims all its jobs at once, so if the worker dies the sweeper sees every
-        one of them as its own, not only the one being computed; only ``begin`` charges
-        an attempt. ``claim`` names this delivery (default: ``worker``): when two copies of
-        a job's message are started, only the later claim may begin it."""
+        one of them as its own, not only the one being computed. ``claim`` names this
+        delivery (default: ``worker``): when two copies of a job's message are started,
+        only the later claim may begin it."""
         _check_name(worker)
         round_ = Round(self._ctx)
+        flag = "1" if begin else "0"
         replies = self._many(round_, self._ctx.start, job_ids,
-                             lambda ids: [worker, claim or worker, *ids], list, results=True)
+                             lambda ids: [worker, claim or worker, flag, *ids], list,
+                             results=True)
         round_.send(f"starting {len(job_ids)} job(s)")
         return [_started(job_id, reply.get())
                 for job_id, reply in zip(job_ids, replies, strict=True)]
@@ -356,13 +367,20 @@ def _check_name(worker: str) -> None:
 
 def _started(job_id: str, reply: list[Any]) -> tuple[str, int, JobSpec | None]:
     verdict = text(reply[0])
-    if verdict != "run" or len(reply) < 3 or reply[2] is None:
-        return (verdict if verdict != "run" else "missing"), 0, None
-    recipe = orjson.loads(reply[2])
-    spec = JobSpec(key=job_id, request=RetrievalRequest.model_validate(recipe["request"]),
-                   corpus_digest=recipe["corpus"], provider=recipe["provider"],
-                   params=recipe["params"])
-    return verdict, int(text(reply[1])), spec
+    if verdict not in ("run", "begun") or len(reply) < 3 or reply[2] is None:
+        return (verdict if verdict not in ("run", "begun") else "missing"), 0, None
+    return verdict, int(reply[1]), decode_spec(job_id, reply[2])
+
+
+def decode_spec(job_id: str, stored: bytes) -> JobSpec:
+    """The spec stored for ``job_id`` (``spec_bytes``), decoded and validated in one call."""
+    recipe = orjson.loads(stored)
+    if not isinstance(recipe, dict):
+        recipe = {}
+    return JobSpec.model_validate({"key": job_id, "request": recipe.get("request"),
+                                   "corpus_digest": recipe.get("corpus"),
+                                   "provider": recipe.get("provider"),
+                                   "params": recipe.get("params")})
 
 
 def _begun(reply: list[Any]) -> tuple[str, int]:

@@ -33,12 +33,15 @@ log = logging.getLogger("rookhaven.store")
 
 @dataclass(frozen=True)
 class Offered:
-    """A result and its audit offered for storage under ``key``, computed over ``corpus``."""
+    """A result and its audit offered for storage under ``key``, computed over ``corpus``;
+    ``engine``: the audit's engine, where the caller knows it (else it is read from the
+    audit, for the log leaf)."""
 
     key: str
     corpus: str
     result: bytes
     audit: bytes
+    engine: dict[str, Any] | None = None
 
 
 class ResultStore:
@@ -160,7 +163,8 @@ class _Chunk:
         self._ctx, self._shard, self._items, self._now = ctx, shard, items, now
         self._leaves: list[tuple[str, bytes, bytes]] = []
         for item in items:
-            leaf = leaf_for(item.key, item.result, item.audit, item.corpus, now).encode()
+            leaf = leaf_for(item.key, item.result, item.audit, item.corpus, now,
+                            engine=item.engine).encode()
             self._leaves.append((item.key, leaf, leaf_hash(leaf)))
         self._outcomes: list[str] | None = None
 

@@ -40,6 +40,13 @@ class Reply(Generic[T]):
         self._parse = parse
         self._value: Any = _UNSET
 
+    @classmethod
+    def known(cls, value: T) -> Reply[T]:
+        """A reply whose answer is already known (no call to make): ``get`` gives ``value``."""
+        reply: Reply[T] = cls(_same)
+        reply._value = value
+        return reply
+
     def _resolve(self, raw: Any) -> None:
         self._value = raw
 
@@ -157,6 +164,10 @@ class Round:
                 except ResponseError as exc:  # NOSCRIPT on the slot's new node, a refusal
                     answers[i] = exc
         return [answers[i] for i in which]
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _queue(target: Any, call: _Call) -> Any:

@@ -196,15 +196,20 @@ flush()
 return out
 """
 
-# KEYS[10..] = each job's result key; ARGV[3..4] = worker instance, claim (unique to this
-# delivery), ARGV[5..] = ids. Claims the jobs for the worker's batch; costs no attempt (see
-# BEGIN). A later delivery of the same job (the sweeper's message and the broker's restored
-# one) takes the claim over, so of two copies started together only the last begins.
-# Per job: {'run', attempts, spec} when the caller should compute, else {state}: 'missing',
-# 'done' or 'failed' (skip it: a redelivered duplicate, or a job finished by someone else).
+# KEYS[10..] = each job's result key; ARGV[3..5] = worker instance, claim (unique to this
+# delivery), '1' to begin the fresh jobs (else '0'); ARGV[6..] = ids.
+# Claims the jobs for the worker's batch. A later delivery of the same job (the sweeper's
+# message and the broker's restored one) takes the claim over, so of two copies started
+# together only the last begins. A job never begun before (no attempt charged) is begun
+# here when asked, charged its first attempt as BEGIN would: a message's fresh jobs then
+# cost no second call; a job begun before is left for BEGIN, in a chunk of its own.
+# Per job: {'run', attempts, spec} when the caller should begin it (BEGIN) and compute it,
+# {'begun', '1', spec} when it is begun here and the caller should compute it, else
+# {state}: 'missing', 'done' or 'failed' (skip it: a redelivered duplicate, or a job
+# finished by someone else).
 START = _PRELUDE + """
-local worker, claim = ARGV[3], ARGV[4]
-local ids, raw = read(5)
+local worker, claim, fresh = ARGV[3], ARGV[4], ARGV[5] == '1'
+local ids, raw = read(6)
 local any = redis.call('EXISTS', unpack(KEYS, 10, 9 + #ids))
 local found = redis.call('HMGET', specs, unpack(ids))
 local claimed, members, named, out, seen = {}, {}, {}, {}, {}
@@ -224,12 +229,14 @@ for i = 1, #ids do
     out[i] = {'done'}
   else
     -- Queued, or running under an earlier claim: this delivery takes it.
+    local verdict = 'run'
+    if fresh and attempts == '0' then verdict, attempts = 'begun', '1' end
     claimed[#claimed + 1] = id
     claimed[#claimed + 1] = 'running|' .. attempts .. '|' .. enqueued .. '|' .. created ..
       '|' .. now .. '|' .. now .. '|' .. finished .. '|' .. worker .. '|' .. claim
     members[#members + 1] = now; members[#members + 1] = id
     named[#named + 1] = id
-    out[i] = {'run', attempts, found[i]}
+    out[i] = {verdict, attempts, found[i]}
   end
   seen[id] = seen[id] or i
 end

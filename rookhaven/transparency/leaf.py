@@ -40,15 +40,17 @@ class Leaf:
 
 
 def leaf_for(key: str, result: bytes, audit: bytes, corpus: str, stored: str,
-             backfilled: bool = False) -> Leaf:
-    """The leaf of a result about to be stored; the engine is read from its audit."""
-    try:
-        engine = dict(orjson.loads(audit).get("engine") or {})
-    except (orjson.JSONDecodeError, AttributeError):
-        engine = {}
+             backfilled: bool = False, engine: Mapping[str, Any] | None = None) -> Leaf:
+    """The leaf of a result about to be stored; the engine is read from its audit unless
+    the caller that made the audit gives it (``engine``: the audit's own, never another)."""
+    if engine is None:
+        try:
+            engine = orjson.loads(audit).get("engine") or {}
+        except (orjson.JSONDecodeError, AttributeError):
+            engine = {}
     return Leaf(key=key, result_sha256=hashlib.sha256(result).hexdigest(),
                 audit_sha256=hashlib.sha256(audit).hexdigest(), corpus=corpus,
-                engine=engine, stored=stored, backfilled=backfilled)
+                engine=dict(engine), stored=stored, backfilled=backfilled)
 
 
 def parse_leaf(data: bytes) -> Leaf | None:

@@ -66,7 +66,8 @@ def env(nodes: ClusterNodes, broker_url: str) -> dict[str, str]:
     return environment(nodes.url, "rh-cluster", ROOKHAVEN_BROKER_URL=broker_url,
                        ROOKHAVEN_BATCH_SIZE="10", ROOKHAVEN_REDIS_MIN_REPLICAS="1",
                        ROOKHAVEN_REDIS_REPLICA_TIMEOUT="1", ROOKHAVEN_REDIS_TIMEOUT="20",
-                       ROOKHAVEN_LOG_LEVEL="info")
+                       # Each job's line (DEBUG) says which jobs a worker acknowledged.
+                       ROOKHAVEN_LOG_LEVEL="debug")
 
 
 @pytest.fixture

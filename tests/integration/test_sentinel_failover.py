@@ -49,7 +49,8 @@ def nodes(tmp_path: Path) -> Iterator[SentinelTopology]:
 def env(nodes: SentinelTopology) -> dict[str, str]:
     return environment(nodes.url, "rh-sentinel", ROOKHAVEN_BATCH_SIZE="4",
                        ROOKHAVEN_REDIS_MIN_REPLICAS="1", ROOKHAVEN_REDIS_REPLICA_TIMEOUT="1",
-                       ROOKHAVEN_LOG_LEVEL="info")
+                       # Each job's line (DEBUG) says which jobs a worker acknowledged.
+                       ROOKHAVEN_LOG_LEVEL="debug")
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from rookhaven.logs import configure_logging
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher, celery_config
 from rookhaven.pipeline import executor as executor_module
 from rookhaven.store import Store
+from rookhaven.transparency.leaf import leaf_for, parse_leaf
 from tests.results_support import forget_job
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide {i % 3} delay")
@@ -165,7 +166,7 @@ def test_with_no_message_waiting_a_job_no_worker_received_is_swept_after_three_h
     assert store.jobs.get(held).state == "queued"
 
 
-def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
+def test_fresh_jobs_are_begun_by_their_claim_and_a_job_begun_before_runs_alone_after_them(
         pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     refs = pipeline.submit_many([RetrievalRequest(query=f"berth {i}") for i in range(20)],
                                 "port")
@@ -175,21 +176,27 @@ def test_jobs_are_begun_in_chunks_and_a_job_begun_before_runs_alone(
     jobs.begin(ids[3], "dead", settings.job_max_attempts)
     jobs.requeue(jobs.stale(queued_before=0, running_before=1e12, alive=lambda _: set(),
                             limit=99)[0], settings.job_max_attempts)
-    rounds: list[tuple[object, list[str]]] = []  # each round kept, so no id is reused
-    queue_begin = jobs.queue_begin
+    begun: list[list[str]] = []
+    stored: list[list[str]] = []
+    queue_begin, queue_put = jobs.queue_begin, pipeline.store.results.queue_put
 
-    def spy(round_, job_ids, worker, max_attempts, claim):  # type: ignore[no-untyped-def]
-        if not rounds or rounds[-1][0] is not round_:
-            rounds.append((round_, []))
-        rounds[-1][1].extend(job_ids)
+    def spy_begin(round_, job_ids, worker, max_attempts, claim):  # type: ignore[no-untyped-def]
+        begun.append(list(job_ids))
         return queue_begin(round_, job_ids, worker, max_attempts, claim)
 
-    monkeypatch.setattr(jobs, "queue_begin", spy)
+    def spy_put(round_, offered):  # type: ignore[no-untyped-def]
+        stored.append([o.key for o in offered])
+        return queue_put(round_, offered)
+
+    monkeypatch.setattr(jobs, "queue_begin", spy_begin)
+    monkeypatch.setattr(pipeline.store.results, "queue_put", spy_put)
     monkeypatch.setattr(executor_module, "CHUNK", 8)  # small enough for twenty jobs to fill two
     assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 20
-    # The suspect's chunk of one does not close the chunk being filled before it.
-    assert [begun for _, begun in rounds] == [ids[:3] + ids[4:9], [ids[3]], ids[9:17],
-                                              ids[17:20]]
+    fresh = ids[:3] + ids[4:]
+    # The fresh jobs cost no BEGIN and are stored a chunk at a time; the suspect is begun
+    # and stored alone, after them.
+    assert begun == [[ids[3]]]
+    assert stored == [fresh[:8], fresh[8:16], fresh[16:], [ids[3]]]
     assert [pipeline.job(i).attempts for i in ids] == [1, 1, 1, 2] + [1] * 16
 
 
@@ -316,7 +323,7 @@ def test_a_job_stopped_by_the_time_limit_names_the_limit_and_its_setting(
                             "ROOKHAVEN_TASK_TIME_LIMIT=120 s)"), error
 
 
-def test_a_worker_logs_one_info_line_per_job_with_its_state_and_seconds(
+def test_a_worker_logs_one_info_line_per_message_and_a_debug_line_per_job(
         pipeline: Pipeline, settings: Settings, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
     refs = pipeline.submit_many([RetrievalRequest(query=f"tide {i}") for i in range(3)], "port")
@@ -326,19 +333,24 @@ def test_a_worker_logs_one_info_line_per_job_with_its_state_and_seconds(
     pipeline_log = logging.getLogger("rookhaven.pipeline")
     monkeypatch.setattr(pipeline_log, "handlers", [caplog.handler])
     monkeypatch.setattr(pipeline_log, "propagate", False)
-    with caplog.at_level(logging.INFO, logger="rookhaven.pipeline"):
+    with caplog.at_level(logging.DEBUG, logger="rookhaven.pipeline"):
         executor = Executor(pipeline.store, settings)
         executor.run(ids, "w")
         executor.run(ids[:1], "w")
-    lines = [r for r in caplog.records if r.getMessage().startswith("job ")]
-    assert [(r.levelno, r.job, r.state) for r in lines] == (  # type: ignore[attr-defined]
-        [(logging.INFO, job_id, "done") for job_id in ids]
-        + [(logging.INFO, ids[0], "skipped:done")])
-    assert all(r.seconds >= 0 for r in lines)  # type: ignore[attr-defined]
-    assert lines[0].getMessage() == f"job {ids[0]} done in {lines[0].seconds:.3f} s"  # type: ignore[attr-defined]
+    jobs = [r for r in caplog.records if r.getMessage().startswith("job ")]
+    assert [(r.levelno, r.job, r.state) for r in jobs] == (  # type: ignore[attr-defined]
+        [(logging.DEBUG, job_id, "done") for job_id in ids]
+        + [(logging.DEBUG, ids[0], "skipped:done")])
+    assert all(r.seconds >= 0 for r in jobs)  # type: ignore[attr-defined]
+    assert jobs[0].getMessage() == f"job {ids[0]} done in {jobs[0].seconds:.3f} s"  # type: ignore[attr-defined]
+    messages = [r for r in caplog.records if r.levelno == logging.INFO]
+    assert [(r.jobs, r.first, r.states) for r in messages] == [  # type: ignore[attr-defined]
+        (3, ids[0], {"done": 3}), (1, ids[0], {"skipped:done": 1})]
+    assert messages[0].getMessage() == (
+        f"3 job(s) (first {ids[0]}) in {messages[0].seconds:.3f} s: 3 done")  # type: ignore[attr-defined]
 
 
-def test_the_job_line_is_emitted_at_the_default_log_level(
+def test_the_message_line_is_emitted_at_the_default_log_level(
         pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     ref = pipeline.submit(RetrievalRequest(query="crane"), "port")
     root = logging.getLogger("rookhaven")
@@ -350,9 +362,10 @@ def test_the_job_line_is_emitted_at_the_default_log_level(
     configure_logging(Settings().log_level)
     Executor(pipeline.store, settings).run([ref.job_id], "w")
     (entry,) = [orjson.loads(line) for line in stderr.getvalue().splitlines()
-                if orjson.loads(line).get("job") == ref.job_id]
-    assert entry["level"] == "info" and entry["state"] == "done"
-    assert entry["msg"].startswith(f"job {ref.job_id} done in ") and entry["seconds"] >= 0
+                if orjson.loads(line).get("first") == ref.job_id]
+    assert entry["level"] == "info" and entry["states"] == {"done": 1} and entry["jobs"] == 1
+    assert entry["msg"].startswith(f"1 job(s) (first {ref.job_id}) in ")
+    assert entry["seconds"] >= 0
 
 
 def test_a_rebound_cache_keeps_built_indexes_and_loads_misses_its_own_way(
@@ -444,3 +457,21 @@ def test_a_long_wait_says_how_many_jobs_are_open_and_what_moves_them(
                        r"\(2 queued, 1 running; first: .*the sweeper"):
         pipeline.wait_many([r.job_id for r in refs], 0.2, progress=heard.append, every=0)
     assert heard and heard[0] == "waiting for 3 of 3 job(s): 2 queued, 1 running"
+
+
+@pytest.mark.parametrize("engine", ["tfcosine@1", "bm25@2", "bm25@6"])
+def test_a_workers_log_leaf_names_the_engine_its_audit_names(
+        pipeline: Pipeline, settings: Settings, engine: str) -> None:
+    # The executor gives the log leaf its engine instead of parsing each audit for it: the
+    # leaf must be the one the audit alone gives.
+    refs = pipeline.submit_many([RetrievalRequest(query=f"crane {i}") for i in range(3)],
+                                "port", engine)
+    Executor(pipeline.store, settings).run([r.job_id for r in refs], "w")
+    leaves = dict(pipeline.store.logs[0].leaves())
+    for ref in refs:
+        log = pipeline.store.log_of(ref.job_id)
+        stored = parse_leaf(leaves[log.index_of(ref.job_id)])
+        assert stored is not None
+        again = leaf_for(ref.job_id, pipeline.result(ref.job_id), pipeline.audit(ref.job_id),
+                         ref.corpus_digest, stored.stored)
+        assert stored == again and stored.engine["version"].endswith(engine.split("@")[1])

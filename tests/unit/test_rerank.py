@@ -90,17 +90,17 @@ def test_a_stopped_run_resumes_without_redoing_finished_chunks(
         pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
     reranker = Reranker(pipeline)
     run_id = reranker.start(spec(pipeline, chunk=5))
-    real_chunk = reranker._chunk
+    real_finish = reranker._finish_chunk
     calls: list[int] = []
     fail_third = [True]
 
-    def stopping(spec: RerankSpec, items: list, offset: int):  # type: ignore[no-untyped-def]
+    def stopping(items: list, offset: int, jobs):  # type: ignore[no-untyped-def]
         calls.append(offset)
         if fail_third[0] and len(calls) == 3:
             raise ConnectionError("redis went away in the third chunk")
-        return real_chunk(spec, items, offset)
+        return real_finish(items, offset, jobs)
 
-    monkeypatch.setattr(reranker, "_chunk", stopping)
+    monkeypatch.setattr(reranker, "_finish_chunk", stopping)
     with pytest.raises(ConnectionError):
         reranker.run(run_id)
     calls.clear()
