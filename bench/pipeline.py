@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -187,18 +188,24 @@ def rerank(env: dict[str, str], docs: Any, reqs: list[RetrievalRequest], engine:
         command = [sys.executable, "-m", "rookhaven.cli.main", "rerank", "--requests",
                    str(file), "--baseline", "bench", "--to-engine", target, *mode,
                    "--out", str(logs / f"report{len(mode)}.jsonl")]
-        began = time.perf_counter()
+        began, used = time.perf_counter(), _children_cpu()
         done = subprocess.run(command, env={**env, "ROOKHAVEN_KERNEL_WARMUP": "none"},
                               capture_output=True, timeout=1800)
-        took = time.perf_counter() - began
+        took, used = time.perf_counter() - began, _children_cpu() - used
         if done.returncode != 0:
             raise SystemExit(f"rerank failed: {done.stderr.decode()[-2000:]}")
         print(f"  {' '.join(mode) or 'through the workers'}: {took:.2f} s, "
-              f"{core / took:.2f}x the bare core", flush=True)
+              f"{core / took:.2f}x the bare core; the command's own CPU {used:.2f} s",
+              flush=True)
         # The next mode's jobs exist now: a fresh set of seeds for it.
         reqs = [r.model_copy(update={"seed": r.seed + "-again"}) for r in reqs]
         file.write_bytes(b"".join(orjson.dumps(r.model_dump(by_alias=True)) + b"\n"
                                   for r in reqs))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
