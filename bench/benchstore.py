@@ -19,9 +19,9 @@ def bench_settings(redis: str, prefix: str, **more: str) -> Settings:
                                   "ROOKHAVEN_LOG_LEVEL": "warning", **more})
 
 
-def query_texts(dataset: Path) -> list[str]:
-    """The query texts of a BEIR directory's queries.jsonl, in file order."""
-    lines = (dataset / "queries.jsonl").read_bytes().splitlines()
+def query_texts(dataset: Path, name: str = "queries.jsonl") -> list[str]:
+    """The query texts of a BEIR directory's query file ``name``, in file order."""
+    lines = (dataset / name).read_bytes().splitlines()
     return [orjson.loads(line)["text"] for line in lines if line.strip()]
 
 

@@ -57,6 +57,8 @@ def main() -> None:
                                                           "redis://127.0.0.1:6379/0"))
     parser.add_argument("--dataset", type=Path, required=True,
                         help="a BEIR directory (corpus.jsonl, queries.jsonl)")
+    parser.add_argument("--queries", default="queries.jsonl",
+                        help="the query file in --dataset (syn100k has q3.jsonl and q8.jsonl)")
     parser.add_argument("--jobs", type=int, default=3000)
     parser.add_argument("--batch", type=int, default=100)
     parser.add_argument("--engine", default=None, help="default: ROOKHAVEN_ENGINE's default")
@@ -68,7 +70,7 @@ def main() -> None:
         settings = settings.with_overrides(engine=args.engine)
     store = Store.from_settings(settings)
     docs = load_corpus(args.dataset / "corpus.jsonl", max_docs=10**6)
-    queries = query_texts(args.dataset)
+    queries = query_texts(args.dataset, args.queries)
     reqs = [RetrievalRequest(query=queries[i % len(queries)], recall_budget=10, seed=f"s{i}")
             for i in range(args.jobs)]
     try:

@@ -115,6 +115,20 @@ class Meter:
                 for name, a, b in zip(self.NAMES, before, self.read(), strict=True)}
 
 
+def peak_memory(worker: int) -> str:
+    """The peak resident size of the worker's main process and of each pool process."""
+    def peak(pid: int) -> str:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return f"{int(line.split()[1]) / 1024:.0f}"
+        except OSError:
+            pass
+        return "?"
+    return (f"peak resident MB: worker main {peak(worker)}, pool "
+            f"{' / '.join(peak(child) for child in children(worker))}")
+
+
 def shown(used: dict[str, float], inline: float) -> str:
     """``used`` (us a job by process) as one line, with the worker's and all processes'
     ratio to the inline core's CPU a request."""
@@ -286,6 +300,7 @@ def main() -> None:
         print(f"bulk ({args.batch}/message): {rows['bulk']:.0f} jobs/s, "
               f"{rows['bulk'] / rows['inline']:.2f}x inline; CPU a job: "
               f"{shown(meter.per_job(before, args.jobs), inline_us)}", flush=True)
+        print(f"  {peak_memory(worker.pid)}", flush=True)
         if args.commands:
             print_commands(commands, redis_commands(pipe.store.client), args.jobs)
 

@@ -7,6 +7,7 @@ the store holds the request and the corpus digest.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
 from celery import Celery
@@ -44,12 +45,15 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
     the process (``rookhaven demo``) would otherwise run the first app's closures.
     """
 
-    def run(task: str, value: Any) -> list[str]:
+    def run(task: str, value: Any) -> dict[str, int]:
+        """The message's jobs run; how many ended in each state. The count, not a list of
+        outcomes: Celery writes a task's return value into its own log line (saferepr) and
+        sends it back to the main process, a hundred strings a message for no reader."""
         try:
             job_ids = _job_ids(value)
         except InputError as exc:
             runtime.reject(task, str(exc))
-            return []
+            return {}
         try:
             outcomes = runtime.executor().run(job_ids, runtime.instance)
         except ReplicationError as exc:
@@ -64,15 +68,15 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
             runtime.reject(task, f"no job is stored under {unknown[0][:80]!r}"
                       + (f" nor {len(unknown) - 1} other id(s)" if len(unknown) > 1 else "")
                       + " (not sent by Rookhaven, or its record was lost in a failover)")
-        return outcomes
+        return dict(Counter(outcomes))
 
     @app.task(name=TASK_JOB, shared=False)
-    def run_job(job_id: str) -> list[str]:
+    def run_job(job_id: str) -> dict[str, int]:
         """Run one job by id."""
         return run(TASK_JOB, [job_id])
 
     @app.task(name=TASK_BATCH, shared=False)
-    def run_batch(job_ids: list[str]) -> list[str]:
+    def run_batch(job_ids: list[str]) -> dict[str, int]:
         """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
         return run(TASK_BATCH, job_ids)
 
