@@ -6,6 +6,7 @@ same request, corpus, engine and configuration, same key, same bytes.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,16 +55,36 @@ RESULT_KEY_PATTERN = r"^sha256:[0-9a-f]{64}$"
 
 def result_key(request: RetrievalRequest, corpus_digest: str, identity: EngineIdentity) -> str:
     """sha256 over the canonical request, corpus digest, engine and config digest."""
-    return plain_result_key(to_plain(request), corpus_digest, identity)
+    return key_frame(corpus_digest, identity).key(canonical_bytes(to_plain(request)))
 
 
-def plain_result_key(request: dict[str, Any], corpus_digest: str,
-                     identity: EngineIdentity) -> str:
-    """``result_key`` of a request already made plain data (``to_plain``'s), for a caller
-    that needs that data for more than the key."""
-    return sha256_digest(canonical_bytes({
-        "request": request,
+@dataclass(frozen=True)
+class KeyFrame:
+    """The canonical bytes every result key over one corpus and engine hashes, around the
+    request's own: the request is the last of the hashed mapping's keys in canonical
+    (sorted) order, so its bytes close the mapping."""
+
+    head: bytes
+
+    def key(self, request: bytes) -> str:
+        """The result key of a request whose canonical bytes are ``request``."""
+        return "sha256:" + hashlib.sha256(self.head + request + b"}").hexdigest()
+
+
+def key_frame(corpus_digest: str, identity: EngineIdentity) -> KeyFrame:
+    """The frame of every result key over ``corpus_digest`` with ``identity``: made once a
+    submission or a worker's corpus, each key is then one hash of the request's bytes."""
+    return KeyFrame(open_last(canonical_bytes({
+        "request": None,
         "corpus_digest": corpus_digest,
         "engine": identity.engine_data,
         "config_digest": identity.config_digest,
-    }))
+    })))
+
+
+def open_last(encoded: bytes) -> bytes:
+    """The canonical bytes of a mapping whose last key (in canonical order) holds None,
+    without that value and the closing brace: the head a value's own bytes then close."""
+    if not encoded.endswith(b":null}"):
+        raise ValueError("the last key of the mapping must hold None")  # a bug, not input
+    return encoded[:-len(b"null}")]

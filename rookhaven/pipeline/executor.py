@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..config import Settings
-from ..core.canonical import embeds
+from ..core.canonical import canonical_bytes, embeds, to_plain
 from ..core.engines import engine_ref
-from ..core.identity import result_key
+from ..core.identity import KeyFrame, key_frame
 from ..errors import EngineMismatchError, InputError, IntegrityError, StoreUnavailableError
 from ..store import JobSpec, Store
 from ..store.results import Offered
@@ -37,6 +37,9 @@ log = logging.getLogger("rookhaven.pipeline")
 # its own, after the fresh ones, begun by BEGIN, so a job that kills its worker reaches the
 # attempt limit alone and every other job is charged at most one extra attempt (ADR 0051).
 CHUNK = MAX_JOBS
+
+# Key frames kept at most (one per corpus and engine configuration seen lately).
+FRAMES = 64
 
 # A job to compute: its id, the attempt it runs as (0: not begun yet), its spec.
 Runnable = tuple[str, int, JobSpec]
@@ -59,6 +62,8 @@ class Executor:
         self._fatal = fatal
         # Each engine's data as its audits hold it, for the log leaves (never parsed back).
         self._engines: dict[str, dict[str, Any]] = {}
+        # The bytes every key over a corpus and engine shares, for the key check.
+        self._frames: dict[tuple[str, str], KeyFrame] = {}
 
     def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
         """Run each job; per job: 'done', 'stored', 'skipped:<state>', 'failed' or 'retry'.
@@ -215,7 +220,13 @@ class Executor:
         if key_checked:
             return retriever.result_bytes(spec.request)
         identity = retriever.identity
-        key = result_key(spec.request, spec.corpus_digest, identity)
+        frame = self._frames.get((spec.corpus_digest, identity.config_digest))
+        if frame is None:
+            if len(self._frames) >= FRAMES:
+                self._frames.clear()
+            frame = self._frames[spec.corpus_digest, identity.config_digest] = key_frame(
+                spec.corpus_digest, identity)
+        key = frame.key(canonical_bytes(to_plain(spec.request)))
         if key != spec.key:
             raise EngineMismatchError(
                 f"job {spec.key}: the job's key does not match its recipe: it was not "

@@ -15,14 +15,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from ..config import Settings
-from ..core.canonical import to_plain
+from ..core.canonical import canonical_bytes, to_plain
 from ..core.corpus import Corpus
 from ..core.engines import engine_spec
-from ..core.identity import plain_result_key
+from ..core.identity import key_frame
 from ..errors import PrimaryChangedError, WaitTimeoutError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
-from ..store.jobs import recipe_bytes
+from ..store.jobs import recipe_frame
 from .cache import RetrieverCache
 from .celeryconf import QUEUE_RECOVERY
 from .dispatch import Dispatcher
@@ -112,22 +112,23 @@ class Pipeline:
     def _maker(self, corpus_digest: str, provider: str | None,
                params: dict[str, Any] | None,
                ) -> Callable[[RetrievalRequest], tuple[JobSpec, bytes]]:
-        """A maker of jobs over ``corpus_digest`` with this engine: the engine is resolved
-        once; per request only its key and the bytes it is recorded as are made (from one
-        plain copy of the request)."""
+        """A maker of jobs over ``corpus_digest`` with this engine: the engine and the
+        bytes every key and record share are made once; per request only its own canonical
+        bytes, hashed for its key and closing its record."""
         # Records name the full engine (name@version): a bare name means the default
         # version only when submitted, never when read back years later.
         chosen = engine_spec(provider or self.settings.engine)
         name, pinned = chosen.ref, chosen.pinned(params or {})
         _, identity = self._providers.provider(name, pinned)
         check = self.settings.check_request
+        frame, recipe = key_frame(corpus_digest, identity), recipe_frame(corpus_digest, name,
+                                                                         pinned)
 
         def make(request: RetrievalRequest) -> tuple[JobSpec, bytes]:
-            plain = to_plain(check(request))
-            return (JobSpec(key=plain_result_key(plain, corpus_digest, identity),
-                            request=request, corpus_digest=corpus_digest, provider=name,
-                            params=pinned),
-                    recipe_bytes(plain, corpus_digest, name, pinned))
+            encoded = canonical_bytes(to_plain(check(request)))
+            return (JobSpec(key=frame.key(encoded), request=request,
+                            corpus_digest=corpus_digest, provider=name, params=pinned),
+                    recipe + encoded + b"}")
 
         return make
 

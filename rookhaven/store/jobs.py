@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ..core.canonical import canonical_bytes, to_plain
+from ..core.identity import open_last
 from ..errors import ConfigError, NotFoundError
 from .connection import translated
 from .context import StoreContext, text
@@ -39,14 +40,15 @@ class StaleJob:
 
 def spec_bytes(spec: JobSpec) -> bytes:
     """The canonical JSON a job's spec is stored as (JobRecord.from_fields reads it)."""
-    return recipe_bytes(to_plain(spec.request), spec.corpus_digest, spec.provider, spec.params)
+    return (recipe_frame(spec.corpus_digest, spec.provider, spec.params)
+            + canonical_bytes(to_plain(spec.request)) + b"}")
 
 
-def recipe_bytes(request: dict[str, Any], corpus_digest: str, provider: str,
-                 params: dict[str, Any]) -> bytes:
-    """``spec_bytes`` of a spec whose request is already plain data (``to_plain``'s)."""
-    return canonical_bytes({"corpus": corpus_digest, "params": params, "provider": provider,
-                            "request": request})
+def recipe_frame(corpus_digest: str, provider: str, params: dict[str, Any]) -> bytes:
+    """``spec_bytes`` of every spec over this corpus and engine, up to its request's own
+    canonical bytes (the request is the spec's last key) and the closing brace."""
+    return open_last(canonical_bytes({"corpus": corpus_digest, "params": params,
+                                      "provider": provider, "request": None}))
 
 
 class JobStore:
