@@ -95,6 +95,9 @@ def main() -> None:
         results.queue_put = wrap(  # type: ignore[method-assign]
             "queue results (args)", results.queue_put)
         results_module.leaf_for = wrap("log leaves", results_module.leaf_for)
+        if hasattr(results_module, "LeafFrame"):  # a chunk's leaves joined from its frame
+            results_module.LeafFrame.encode = wrap(  # type: ignore[method-assign]
+                "log leaves", results_module.LeafFrame.encode)
         Round.send = wrap("round trips", Round.send)  # type: ignore[method-assign]
         store.replication.confirm = wrap(  # type: ignore[method-assign]
             "confirm (WAIT)", store.replication.confirm)

@@ -17,9 +17,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ..core.canonical import embeds
 from ..errors import IntegrityError, NotFoundError
-from ..transparency.leaf import leaf_for
+from ..transparency.leaf import LeafFrame, leaf_for
 from ..transparency.merkle import leaf_hash
 from .ahead import Ahead
 from .connection import translated
@@ -162,9 +164,16 @@ class _Chunk:
                  now: str) -> None:
         self._ctx, self._shard, self._items, self._now = ctx, shard, items, now
         self._leaves: list[tuple[str, bytes, bytes]] = []
+        frames: dict[bytes, LeafFrame] = {}  # by engine: a chunk shares corpus and time
         for item in items:
-            leaf = leaf_for(item.key, item.result, item.audit, item.corpus, now,
-                            engine=item.engine).encode()
+            if item.engine is None:
+                leaf = leaf_for(item.key, item.result, item.audit, item.corpus, now).encode()
+            else:
+                engine = orjson.dumps(item.engine, option=orjson.OPT_SORT_KEYS)
+                frame = frames.get(engine)
+                if frame is None:
+                    frame = frames[engine] = LeafFrame(item.corpus, item.engine, now)
+                leaf = frame.encode(item.key, item.result, item.audit)
             self._leaves.append((item.key, leaf, leaf_hash(leaf)))
         self._outcomes: list[str] | None = None
 

@@ -26,7 +26,8 @@ class Packer:
             args = (*args[0].split(), *args[1:])
         pieces = [b"*%d\r\n" % len(args)]
         for arg in args:
-            data = arg if type(arg) is bytes else encoded(arg)
+            kind = type(arg)  # bytes and str (keys) are nearly every argument
+            data = arg if kind is bytes else arg.encode() if kind is str else encoded(arg)
             pieces += (b"$%d\r\n" % len(data), data, b"\r\n")
         return [b"".join(pieces)]
 
