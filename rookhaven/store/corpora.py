@@ -158,7 +158,10 @@ class CorpusStore:
                                     "`rookhaven corpus add FILE --name NAME`")
             name, _, version = ref.partition("@")
             versions = [text(d) for d in ctx.client.zrange(k.corpus_name(name), 0, -1)]
-            known = sorted(text(n) for n in ctx.client.zrange(k.corpus_names, 0, -1))
+            # The names are read only to say which exist (a round trip every submission
+            # otherwise).
+            known = [] if versions else sorted(
+                text(n) for n in ctx.client.zrange(k.corpus_names, 0, -1))
         if not versions:
             raise NotFoundError(f"no corpus named {name!r}; known names: "
                                 f"{', '.join(known) or '(none)'}; or pass a digest or 'latest'")
