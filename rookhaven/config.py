@@ -324,7 +324,8 @@ SPECS: tuple[Spec, ...] = (
          "embedding model hybrid engines use when none is named; the wordllama wheel's "
          "stays installed for replays (directory; default: that wheel's model)"),
     Spec("ROOKHAVEN_LOG_LEVEL", "log_level", choice(LOG_LEVELS),
-         "least severe log level written to stderr"),
+         "least severe log level written to stderr (a worker writes a line a message at "
+         "info, a line a job at debug)"),
     Spec("ROOKHAVEN_REDIS_URL", "redis_url", text,
          "Redis for the store (and the Celery broker, unless ROOKHAVEN_BROKER_URL names "
          "another): redis://, rediss:// (TLS) or unix://, "
