@@ -39,22 +39,28 @@ class Reply(Generic[T]):
     def __init__(self, parse: Callable[[Any], T]) -> None:
         self._parse = parse
         self._value: Any = _UNSET
+        # The parsed answer, once parsed: a many-job call's answer is read once per job.
+        self._parsed: Any = _UNSET
 
     @classmethod
     def known(cls, value: T) -> Reply[T]:
         """A reply whose answer is already known (no call to make): ``get`` gives ``value``."""
         reply: Reply[T] = cls(_same)
-        reply._value = value
+        reply._value = reply._parsed = value
         return reply
 
     def _resolve(self, raw: Any) -> None:
-        self._value = raw
+        self._value, self._parsed = raw, _UNSET
 
     def get(self) -> T:
-        """The parsed answer (a parser's error, such as IntegrityError, is raised here)."""
+        """The parsed answer (a parser's error, such as IntegrityError, is raised here, and
+        again at every call)."""
         if self._value is _UNSET:
             raise RuntimeError("Reply.get() before its Round was sent")  # a bug, not input
-        return self._parse(self._value)
+        if self._parsed is _UNSET:
+            self._parsed = self._parse(self._value)
+        parsed: T = self._parsed
+        return parsed
 
 
 class Item(Reply[T]):

@@ -8,6 +8,7 @@ import pytest
 from rookhaven.errors import IntegrityError, StoreUnavailableError
 from rookhaven.store import Store
 from rookhaven.store.results import Offered
+from rookhaven.store.rounds import Item
 from tests.results_support import AUDIT, framed
 
 COUNT = "return redis.call('INCR', KEYS[1])"
@@ -60,3 +61,20 @@ def test_a_redis_error_in_a_round_is_a_store_error_naming_what_was_done() -> Non
     round_.call(broken, ["t:x"], [], int)
     with pytest.raises(StoreUnavailableError, match="failed while counting"):
         round_.send("counting")
+
+
+def test_a_many_job_answer_is_parsed_once_however_many_of_its_items_are_read() -> None:
+    store = Store(fakeredis.FakeRedis(), "t")
+    script = store.client.register_script("return {1, 2, 3}")
+    parsed: list[object] = []
+
+    def parse(answer: object) -> list[int]:
+        parsed.append(answer)
+        return [int(x) for x in answer]  # type: ignore[attr-defined]
+
+    round_ = store.round()
+    whole = round_.call(script, ["t:x"], [], parse)
+    items = [Item(whole, index, lambda value: value * 10) for index in range(3)]
+    round_.send("answering")
+    assert [item.get() for item in items] == [10, 20, 30] and whole.get() == [1, 2, 3]
+    assert len(parsed) == 1
