@@ -101,7 +101,8 @@ def main() -> None:
         Round.send = wrap("round trips", Round.send)  # type: ignore[method-assign]
         store.replication.confirm = wrap(  # type: ignore[method-assign]
             "confirm (WAIT)", store.replication.confirm)
-        executor.compute = wrap("compute + encode", executor.compute)  # type: ignore[method-assign]
+        executor._compute = wrap(  # type: ignore[method-assign]
+            "compute + encode", executor._compute)
         executor._logged = wrap("log lines", executor._logged)  # type: ignore[method-assign]
         # As a worker's pool process: what was made before its first job is frozen, never
         # walked by the collector (workers.lifecycle freezes it before the fork).

@@ -60,8 +60,6 @@ class Executor:
         self.cache = cache or RetrieverCache(store.corpora.stream, settings.index_cache_size)
         # Exceptions that must end the task at once (the soft time limit), after recording.
         self._fatal = fatal
-        # Each engine's data as its audits hold it, for the log leaves (never parsed back).
-        self._engines: dict[str, dict[str, Any]] = {}
         # The bytes every key over a corpus and engine shares, for the key check.
         self._frames: dict[tuple[str, str], KeyFrame] = {}
 
@@ -150,10 +148,10 @@ class Executor:
                 try:
                     outcome, offered = self._step(job_id, spec, reply)
                 except BaseException:  # logged at once, as it ends the task
-                    log.log(self._job_lines, "job %s interrupted in %.3f s", job_id,
-                            time.perf_counter() - began, extra={
-                                "job": job_id, "state": "interrupted",
-                                "seconds": round(time.perf_counter() - began, 6)})
+                    seconds = time.perf_counter() - began
+                    log.log(self._job_lines, "job %s interrupted in %.3f s", job_id, seconds,
+                            extra={"job": job_id, "state": "interrupted",
+                                   "seconds": round(seconds, 6)})
                     raise
                 if offered is None:
                     outcomes[job_id] = (outcome, time.perf_counter() - began)
@@ -186,7 +184,7 @@ class Executor:
         if verdict != "run":
             return f"skipped:{verdict}", None
         try:
-            result, audit = self.compute(spec)
+            result, audit, engine = self._compute(spec)
         except (InputError, EngineMismatchError) as exc:
             self._fail(job_id, exc, permanent=True)
             return "failed", None
@@ -210,15 +208,21 @@ class Executor:
             log.error("job %s: %s", job_id, refused, extra={"job": job_id})
             self._fail(job_id, refused, permanent=True)
             return "failed", None
-        return "done", Offered(spec.key, spec.corpus_digest, result, audit,
-                               self._engines.get(spec.provider))
+        return "done", Offered(spec.key, spec.corpus_digest, result, audit, engine)
 
     def compute(self, spec: JobSpec, *, key_checked: bool = False) -> tuple[bytes, bytes]:
         """The canonical result and audit bytes for ``spec``, checked against its key
         (unless the caller has: ``key_checked``)."""
-        retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
         if key_checked:
+            retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
             return retriever.result_bytes(spec.request)
+        result, audit, _ = self._compute(spec)
+        return result, audit
+
+    def _compute(self, spec: JobSpec) -> tuple[bytes, bytes, dict[str, Any]]:
+        """``compute``, key checked, with the engine as the audit writes it (the retriever's
+        identity's): the job's log leaf names it without parsing the audit back."""
+        retriever = self.cache.get(spec.corpus_digest, spec.provider, spec.params)
         identity = retriever.identity
         frame = self._frames.get((spec.corpus_digest, identity.config_digest))
         if frame is None:
@@ -235,12 +239,9 @@ class Executor:
                 f"{retriever.config_digest}); resubmit it, with submitters and workers on "
                 "one version"
             )
-        # The engine as the audit writes it (Retriever: the identity's engine), for the
-        # job's log leaf: one per engine name, whatever its parameters.
-        self._engines[spec.provider] = identity.engine_data
         # Straight to bytes: the same bytes as the validated model gives
         # (tests/unit/test_result_data.py), without building ~2 models per hit.
-        return retriever.result_bytes(spec.request)
+        return (*retriever.result_bytes(spec.request), identity.engine_data)
 
     def _fail(self, job_id: str, exc: BaseException, *, permanent: bool,
               detail: str | None = None) -> str:
@@ -255,13 +256,13 @@ class Executor:
             log.debug("job %s %s%s in %.3f s", job_id, outcome, suffix, seconds,
                       extra={"job": job_id, "state": outcome + suffix,
                              "seconds": round(seconds, 6)})
-        states = Counter(outcome + suffix for outcome, _ in outcomes.values())
-        seconds = time.perf_counter() - began
-        log.log(self._job_lines, "%d job(s) (first %s) in %.3f s: %s", len(outcomes),
-                job_ids[0] if job_ids else "-", seconds,
-                ", ".join(f"{count} {state}" for state, count in sorted(states.items())),
-                extra={"jobs": len(outcomes), "first": job_ids[0] if job_ids else None,
-                       "seconds": round(seconds, 6), "states": dict(sorted(states.items()))})
+        states = dict(sorted(Counter(outcome + suffix for outcome, _ in outcomes.values())
+                             .items()))
+        seconds, first = time.perf_counter() - began, job_ids[0] if job_ids else None
+        log.log(self._job_lines, "%d job(s) (first %s) in %.3f s: %s", len(outcomes), first,
+                seconds, ", ".join(f"{count} {state}" for state, count in states.items()),
+                extra={"jobs": len(outcomes), "first": first, "seconds": round(seconds, 6),
+                       "states": states})
         return [outcomes[job_id][0] for job_id in job_ids]
 
 

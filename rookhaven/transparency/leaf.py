@@ -40,17 +40,15 @@ class Leaf:
 
 
 def leaf_for(key: str, result: bytes, audit: bytes, corpus: str, stored: str,
-             backfilled: bool = False, engine: Mapping[str, Any] | None = None) -> Leaf:
-    """The leaf of a result about to be stored; the engine is read from its audit unless
-    the caller that made the audit gives it (``engine``: the audit's own, never another)."""
-    if engine is None:
-        try:
-            engine = orjson.loads(audit).get("engine") or {}
-        except (orjson.JSONDecodeError, AttributeError):
-            engine = {}
+             backfilled: bool = False) -> Leaf:
+    """The leaf of a result about to be stored; the engine is read from its audit."""
+    try:
+        engine = dict(orjson.loads(audit).get("engine") or {})
+    except (orjson.JSONDecodeError, AttributeError):
+        engine = {}
     return Leaf(key=key, result_sha256=hashlib.sha256(result).hexdigest(),
                 audit_sha256=hashlib.sha256(audit).hexdigest(), corpus=corpus,
-                engine=dict(engine), stored=stored, backfilled=backfilled)
+                engine=engine, stored=stored, backfilled=backfilled)
 
 
 class LeafFrame:
@@ -69,8 +67,9 @@ class LeafFrame:
                       stored=stored).encode()
         pieces: list[bytes] = []
         for stand_in in self._STAND_INS:
-            before, found, sample = sample.partition(orjson.dumps(stand_in))
-            if not found or orjson.dumps(stand_in) in sample:
+            encoded = orjson.dumps(stand_in)
+            before, found, sample = sample.partition(encoded)
+            if not found or encoded in sample:
                 raise ValueError("a leaf's shared values hold a stand-in")  # a bug, not input
             pieces.append(before)
         self._pieces = (*pieces, sample)
