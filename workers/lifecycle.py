@@ -2,7 +2,9 @@
 
 The heartbeat thread runs in the worker's main process: if that process dies (SIGKILL,
 OOM, lost machine) the key expires and the sweeper re-enqueues the jobs it was running
-within ROOKHAVEN_WORKER_HEARTBEAT seconds, not after the broker's visibility timeout.
+within ROOKHAVEN_WORKER_HEARTBEAT seconds, not after the broker's visibility timeout. Each
+heartbeat names the messages the worker holds (workers.holdings), so the jobs of one it
+dropped while living on go back as soon.
 Celery's signals are process-wide, so each hook acts only for the app it was connected
 for (``sender.app``): a process may hold more than one app (``rookhaven demo``).
 """
@@ -55,7 +57,8 @@ def _beat(runtime: WorkerRuntime, store: Store, consumer: Any, stop: threading.E
             # A process whose consumer has stopped is not a live worker: stop vouching
             # for it, so the sweeper hands its jobs to workers that still consume.
             if _consuming(consumer):
-                store.heartbeats.beat(runtime.instance, ttl)
+                store.heartbeats.beat(runtime.instance, ttl, runtime.holdings)
+                store.failovers.baseline()  # once: a failover from now on is seen
             else:
                 store.heartbeats.stop(runtime.instance)
         except RookhavenError as exc:
@@ -169,10 +172,13 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
         job_ids = _delivered_job_ids(request)
         if not job_ids:
             return
+        token = runtime.holdings.received(str(getattr(request, "id", "")))
         try:
-            runtime.store().jobs.deliver(job_ids, runtime.instance)
+            runtime.store().jobs.deliver(job_ids, runtime.instance, token)
         except RookhavenError as exc:  # the job still runs; a sweep after SWEEP_AFTER backs it
             log.warning("could not mark %d job(s) delivered: %s", len(job_ids), exc)
+        finally:
+            runtime.holdings.handed(token)
 
     def on_shutdown(sender: Any = None, **_: Any) -> None:
         if not ours(sender):

@@ -19,6 +19,8 @@ from rookhaven.pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from rookhaven.pipeline.warmup import BackgroundWarmUp
 from rookhaven.store import Store
 
+from .holdings import Holdings
+
 log = logging.getLogger("rookhaven.workers")
 
 INSTANCE = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -33,6 +35,9 @@ class WorkerRuntime:
         self.compile_kernels = compile_kernels
         self.kernels: BackgroundWarmUp | None = None  # the compile the main process started
         self.instance = INSTANCE
+        # What the main process holds, for its heartbeat (a received message's hook may
+        # wait out the store's patience before Celery reserves it).
+        self.holdings = Holdings(settings.redis_timeout + 2 * settings.worker_heartbeat)
         self._fatal = fatal
         self._store: Store | None = None
         self._executor: Executor | None = None

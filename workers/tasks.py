@@ -10,7 +10,7 @@ import logging
 from collections import Counter
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.exceptions import Reject
 
 from rookhaven.errors import InputError, ReplicationError
@@ -22,6 +22,7 @@ from rookhaven.pipeline import (
     TASK_SWEEP,
     TASK_VERIFY,
 )
+from rookhaven.store.heartbeats import delivery
 from rookhaven.transparency import checkpoints
 from rookhaven.transparency.mirror import Mirror
 from rookhaven.verification import Selection, Verifier
@@ -45,7 +46,7 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
     the process (``rookhaven demo``) would otherwise run the first app's closures.
     """
 
-    def run(task: str, value: Any) -> dict[str, int]:
+    def run(task: str, value: Any, task_id: str | None) -> dict[str, int]:
         """The message's jobs run; how many ended in each state. The count, not a list of
         outcomes: Celery writes a task's return value into its own log line (saferepr) and
         sends it back to the main process, a hundred strings a message for no reader."""
@@ -55,7 +56,10 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
             runtime.reject(task, str(exc))
             return {}
         try:
-            outcomes = runtime.executor().run(job_ids, runtime.instance)
+            # Claimed under the message's token, which the worker's heartbeat names while
+            # it holds the message.
+            outcomes = runtime.executor().run(job_ids, runtime.instance,
+                                              delivery(task_id) if task_id else "")
         except ReplicationError as exc:
             # Not acknowledged: the message goes back to the queue, and its next delivery
             # finds the jobs done and only waits for the replicas again.
@@ -70,15 +74,15 @@ def register_tasks(app: Celery, runtime: WorkerRuntime) -> None:
                       + " (not sent by Rookhaven, or its record was lost in a failover)")
         return dict(Counter(outcomes))
 
-    @app.task(name=TASK_JOB, shared=False)
-    def run_job(job_id: str) -> dict[str, int]:
+    @app.task(name=TASK_JOB, shared=False, bind=True)
+    def run_job(self: Task, job_id: str) -> dict[str, int]:
         """Run one job by id."""
-        return run(TASK_JOB, [job_id])
+        return run(TASK_JOB, [job_id], self.request.id)
 
-    @app.task(name=TASK_BATCH, shared=False)
-    def run_batch(job_ids: list[str]) -> dict[str, int]:
+    @app.task(name=TASK_BATCH, shared=False, bind=True)
+    def run_batch(self: Task, job_ids: list[str]) -> dict[str, int]:
         """Run a chunk of jobs by id: one message, one set of round trips for all of them."""
-        return run(TASK_BATCH, job_ids)
+        return run(TASK_BATCH, job_ids, self.request.id)
 
     @app.task(name=TASK_SWEEP, shared=False)
     def sweep() -> dict[str, Any]:

@@ -63,8 +63,10 @@ class Executor:
         # The bytes every key over a corpus and engine shares, for the key check.
         self._frames: dict[tuple[str, str], KeyFrame] = {}
 
-    def run(self, job_ids: Sequence[str], worker: str) -> list[str]:
+    def run(self, job_ids: Sequence[str], worker: str, delivery: str = "") -> list[str]:
         """Run each job; per job: 'done', 'stored', 'skipped:<state>', 'failed' or 'retry'.
+        ``delivery``: the token of the worker's message carrying them (store.heartbeats),
+        which the worker's heartbeat names while it holds the message.
 
         'stored' is a result stored and logged whose job record was gone by then: Redis
         restarted without writes it had answered (``appendfsync everysec``, ADR 0023). The
@@ -79,8 +81,10 @@ class Executor:
         """
         began = time.perf_counter()
         # This delivery's claim: a copy of the message started after it takes the jobs
-        # over, and only the claim that started a job last may begin (charge) it.
-        claim = f"{worker}/{secrets.token_hex(8)}"
+        # over, and only the claim that started a job last may begin (charge) it. It names
+        # the message, so the sweeper sees when the worker no longer holds it.
+        claim = (f"{worker}/{delivery}{secrets.token_hex(2)}" if delivery
+                 else f"{worker}/{secrets.token_hex(8)}")
         mark = self.store.replication.mark()  # a failover before the confirmation voids it
         started = self.store.jobs.start(job_ids, worker, claim, begin=True)
         outcomes: dict[str, tuple[str, float]] = {}

@@ -167,6 +167,7 @@ class Pipeline:
         specs, recipes = [s for s, _ in batch], [r for _, r in batch]
 
         def write() -> list[str]:
+            self.store.failovers.baseline()  # once: a failover from now on is seen
             answered = ["new" if s.key in fresh else v for s, v in zip(
                 specs, self.store.jobs.create_many(specs, recipes), strict=True)]
             fresh.update(s.key for s, v in zip(specs, answered, strict=True) if v == "new")
@@ -302,7 +303,7 @@ class Pipeline:
             undelivered_before=now - min(s.sweep_after, LOST_AFTER_HEARTBEATS
                                          * s.worker_heartbeat) if idle else None,
             running_before=now - (s.task_time_limit + RUNNING_GRACE),
-            alive=self.store.heartbeats.alive, limit=limit,
+            holding=self.store.heartbeats.holding, limit=limit,
         )
         # A primary that changed since the last sweep may have lost its jobs' last writes
         # (done, or started, back to queued with no message left): all its open jobs go again.

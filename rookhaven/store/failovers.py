@@ -5,7 +5,9 @@ writes of jobs in its slots: a job already done or running may be back to queued
 message left to run it. Each shard keeps the replication id of the primary that served it
 at the last sweep (Redis gives a promoted replica, and a restarted server, a new one); when
 it differs now, the sweeper enqueues the shard's open jobs again (a duplicate finds its job
-claimed or done and does nothing). See docs/adr/0045-failover-sweep.md.
+claimed or done and does nothing). See docs/adr/0045-failover-sweep.md. The first record is
+made as soon as anything records or runs a job (``baseline``), not only by a sweep, so a
+failover in a store's first seconds is seen too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,25 @@ class Failovers:
 
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
+        self._based = False  # whether ``baseline`` has recorded this store's primaries
+
+    def baseline(self) -> None:
+        """Record the primary serving each shard where none is recorded yet, once in this
+        process: a submitter or worker calls it before its first job, so a failover before
+        the first sweep differs from the record. Not the sweep's record, which moves on to
+        each new primary: where one is kept, it stays."""
+        if self._based:
+            return
+        ctx = self._ctx
+        shards = ctx.keys.shards
+        with translated(ctx.client, "recording the primaries' replication ids"):
+            now = self._current(shards)
+            pipe = ctx.client.pipeline(transaction=False)
+            for shard, replid in zip(shards, now, strict=True):
+                if replid is not None:
+                    pipe.set(shard.primary_seen, replid, nx=True)
+            pipe.execute()
+        self._based = True
 
     def changed(self) -> tuple[list[ShardKeys], dict[str, bytes]]:
         """The shards whose primary changed since ``settle`` last recorded it, and the
@@ -30,11 +51,7 @@ class Failovers:
         ctx = self._ctx
         shards = ctx.keys.shards
         with translated(ctx.client, "reading the primaries' replication ids"):
-            if cluster.is_cluster(ctx.client):  # a node gone from a stale map: relearn it
-                now = ctx.client.patience.call_with_retry(lambda: self._replids(shards),
-                                                          lambda _error: ctx.client.relearn())
-            else:
-                now = self._replids(shards)
+            now = self._current(shards)
             pipe = ctx.client.pipeline(transaction=False)
             for shard in shards:
                 pipe.get(shard.primary_seen)
@@ -55,6 +72,14 @@ class Failovers:
             for key, replid in record.items():
                 pipe.set(key, replid)
             pipe.execute()
+
+    def _current(self, shards: tuple[ShardKeys, ...]) -> list[bytes | None]:
+        """``_replids``, relearning a cluster's map if a node is gone from it."""
+        client = self._ctx.client
+        if cluster.is_cluster(client):
+            return list(client.patience.call_with_retry(lambda: self._replids(shards),
+                                                        lambda _error: client.relearn()))
+        return self._replids(shards)
 
     def _replids(self, shards: tuple[ShardKeys, ...]) -> list[bytes | None]:
         """The replication id of the primary serving each shard now."""

@@ -9,7 +9,7 @@ message's jobs move with a few commands, not a few each (docs/adr/0036).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from ..core.identity import open_last
 from ..errors import ConfigError, NotFoundError
 from .connection import translated
 from .context import StoreContext, text
+from .heartbeats import Holding
 from .keys import ShardKeys
 from .records import JobRecord, JobSpec, state_fields
 from .rounds import Item, Reply, Round
@@ -119,15 +120,18 @@ class JobStore:
         return [_started(job_id, reply.get())
                 for job_id, reply in zip(job_ids, replies, strict=True)]
 
-    def deliver(self, job_ids: Sequence[str], worker: str) -> int:
-        """Mark the queued ones of ``job_ids`` as delivered to ``worker`` (its message has
-        arrived, its pool has not started it): if ``worker`` dies before ``start``, the
-        sweeper hands them on within a heartbeat. How many were queued and marked."""
+    def deliver(self, job_ids: Sequence[str], worker: str, delivery: str = "") -> int:
+        """Mark the queued ones of ``job_ids`` as delivered to ``worker`` in the message whose
+        token is ``delivery`` (it has arrived, the pool has not started it): if ``worker``
+        dies, or drops the message, before ``start``, the sweeper hands them on within a
+        heartbeat. How many were queued and marked."""
         _check_name(worker)
         ctx, round_ = self._ctx, Round(self._ctx)
         now = ctx.now()
+        claim = f"{worker}/{delivery}" if delivery else ""
         counts = [round_.call(ctx.deliver, ctx.job_keys(ctx.keys.shards[shard]),
-                              [*ctx.job_args(now), worker, *(job_ids[at] for at in where)], int)
+                              [*ctx.job_args(now), worker, claim,
+                               *(job_ids[at] for at in where)], int)
                   for shard, where in self._pieces(job_ids)]
         round_.send(f"marking {len(job_ids)} job(s) delivered")
         return sum(reply.get() for reply in counts)
@@ -268,12 +272,13 @@ class JobStore:
         return {"queued": sum(found[0::2]), "running": sum(found[1::2])}
 
     def stale(self, *, queued_before: float, running_before: float,
-              alive: Callable[[set[str]], set[str]], limit: int,
+              holding: Callable[[set[str]], Mapping[str, Holding]], limit: int,
               undelivered_before: float | None = None) -> list[StaleJob]:
         """Open jobs to sweep: queued since before ``queued_before``, or since before
         ``undelivered_before`` and received by no worker; delivered to, or running on, a
-        worker that is not ``alive``; running since before ``running_before``. At most
-        ``limit``, each once."""
+        worker that is not alive (not in ``holding``'s answer) or that dropped its message
+        (``Holding.dropped``); running since before ``running_before``. At most ``limit``,
+        each once."""
         self._ctx.require_jobs()
         found: dict[str, StaleJob] = {}
         shards = self._ctx.keys.shards
@@ -282,7 +287,7 @@ class JobStore:
         for turn in range(len(shards)):
             shard = shards[(self._sweep_from + turn) % len(shards)]
             self._stale_in(shard, found, queued_before=queued_before,
-                           running_before=running_before, alive=alive, limit=limit,
+                           running_before=running_before, holding=holding, limit=limit,
                            undelivered_before=undelivered_before)
             if len(found) >= limit:
                 self._sweep_from = (shard.index + 1) % len(shards)
@@ -303,7 +308,8 @@ class JobStore:
                     if updated is not None]
 
     def _stale_in(self, shard: ShardKeys, found: dict[str, StaleJob], *, queued_before: float,
-                  running_before: float, alive: Callable[[set[str]], set[str]], limit: int,
+                  running_before: float, holding: Callable[[set[str]], Mapping[str, Holding]],
+                  limit: int,
                   undelivered_before: float | None) -> None:
         """``stale`` in one shard, added to ``found``."""
         ctx = self._ctx
@@ -311,7 +317,8 @@ class JobStore:
             # Delivered first: a job delivered between the reads may be sent again (the
             # duplicate finds it claimed or done); one that moves on is missed one sweep at
             # most, never lost.
-            delivered = self._held(shard, shard.jobs_delivered, "state", "worker", "updated")
+            delivered = self._held(shard, shard.jobs_delivered, "state", "worker", "updated",
+                                   "claim")
             received = {i for i, _ in delivered}
             # Oldest first: those past queued_before, then (if asked) younger unreceived ones.
             waiting = [(text(i), score) for i, score in ctx.client.zrangebyscore(
@@ -325,15 +332,27 @@ class JobStore:
                     found[i] = StaleJob(i, updated, "queued without a result"
                                         if score <= queued_before
                                         else "queued, with no message waiting")
-            running = self._held(shard, shard.jobs_running, "worker", "updated", "started")
-            living = alive({f[1] for _, f in delivered} | {f[0] for _, f in running})
-            for i, (state, worker, updated) in delivered:
-                if state == "queued" and worker not in living:
+            running = self._held(shard, shard.jobs_running, "worker", "updated", "started",
+                                 "claim")
+            # Read after the jobs: a message a worker took since is in no job read here.
+            living = holding({f[1] for _, f in delivered} | {f[0] for _, f in running})
+            for i, (state, worker, updated, claim) in delivered:
+                if state != "queued":
+                    continue
+                if worker not in living:
                     found.setdefault(i, StaleJob(
                         i, updated, f"delivered to worker {worker}, which stopped"))
-            for i, (worker, updated, started) in running:
+                elif living[worker].dropped(claim, updated):
+                    found.setdefault(i, StaleJob(
+                        i, updated, f"delivered to worker {worker}, which dropped its message"))
+            for i, (worker, updated, started, claim) in running:
                 if worker not in living:
                     found.setdefault(i, StaleJob(i, updated, f"worker {worker} stopped"))
+                elif living[worker].dropped(claim, started):
+                    found.setdefault(i, StaleJob(
+                        i, updated, f"worker {worker} dropped its message (a task ended "
+                        "without finishing it: terminated at a connection loss, killed, "
+                        "revoked)"))
                 elif float(started) < running_before:
                     found.setdefault(i, StaleJob(i, updated, "ran past the task time limit"))
 

@@ -17,6 +17,7 @@ them is gone, so the writes are made again instead of acknowledged.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from redis.exceptions import (
@@ -24,9 +25,11 @@ from redis.exceptions import (
     ClusterDownError,
     MovedError,
     RedisClusterException,
+    RedisError,
     ResponseError,
     TryAgainError,
 )
+from redis.sentinel import SentinelConnectionPool
 
 from ..errors import PrimaryChangedError, ReplicationError
 from . import cluster
@@ -118,10 +121,18 @@ class Replication:
         return ids
 
     def _relearn(self) -> None:
-        """After a shortfall or a lost node: a cluster's primaries may have changed."""
+        """After a shortfall or a lost node: the primaries may have changed. A cluster's
+        map is asked for again; a Sentinel service's primary too, since a pooled connection
+        stays with the primary it was made to, which after a planned failover
+        (``SENTINEL FAILOVER``) takes writes no replica will ever hold until its Sentinels
+        demote it, seconds later (a new primary disconnects the idle connections)."""
         client = self._ctx.client
         if cluster.is_cluster(client):
             client.relearn()
+        elif isinstance(pool := getattr(client, "connection_pool", None),
+                        SentinelConnectionPool):
+            with suppress(RedisError):
+                pool.get_master_address()  # type: ignore[no-untyped-call]
 
     def _primaries(self) -> list[tuple[str, Any, str]]:
         """(node name, client, probe key) for each primary this process may have written

@@ -477,19 +477,20 @@ flush()
 return 'requeue'
 """
 
-# ARGV[3] = worker instance, ARGV[4..] = ids. A worker's main process calls it as a message
-# arrives, before the pool starts it: a queued job is marked as delivered to that worker,
-# so if the worker dies before START claims it, the sweeper sees it as the dead worker's at
-# once instead of after ROOKHAVEN_SWEEP_AFTER. Only queued jobs are touched (no ledger
-# event: nothing changed state). Returns how many were marked.
+# ARGV[3..4] = worker instance, claim (the worker and its message's token), ARGV[5..] = ids.
+# A worker's main process calls it as a message arrives, before the pool starts it: a queued
+# job is marked as delivered to that worker in that message, so if the worker dies, or
+# drops the message, before START claims it, the sweeper sees it within a heartbeat instead
+# of after ROOKHAVEN_SWEEP_AFTER. Only queued jobs are touched (no ledger event: nothing
+# changed state). Returns how many were marked.
 DELIVER = _PRELUDE + """
-local worker = ARGV[3]
-local ids, raw = read(4)
+local worker, claim = ARGV[3], ARGV[4]
+local ids, raw = read(5)
 local fields, members, seen = {}, {}, {}
 for i = 1, #ids do
   local id = ids[i]
-  local head, rest, claim = string.match(raw[i] or '',
-    '^(queued|[^|]*|[^|]*|[^|]*)|[^|]*|([^|]*|[^|]*)|[^|]*|(.*)$')
+  local head, rest = string.match(raw[i] or '',
+    '^(queued|[^|]*|[^|]*|[^|]*)|[^|]*|([^|]*|[^|]*)|')
   if head and not seen[id] then
     seen[id] = true
     fields[#fields + 1] = id

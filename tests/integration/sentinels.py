@@ -88,10 +88,12 @@ class SentinelTopology:
     def restart(self, name: str, *extra: str) -> None:
         """Start a killed node again on its port, empty, as a replaced host; the Sentinels
         make it a replica of whichever node is primary now (or ``extra`` says so)."""
-        directory = self.directory / name / "again"
+        lives = len(list((self.directory / name).glob("again*")))
+        directory = self.directory / name / f"again{lives or ''}"  # a directory each life
         directory.mkdir(parents=True)
         self.procs[name] = start_redis_server(directory, self.ports[name], "--appendonly", "no",
-                                              *extra, tls=self.tls)
+                                              "--repl-diskless-sync-delay", "0", *extra,
+                                              tls=self.tls)
 
     def replica_of_primary(self, name: str) -> bool:
         """Whether ``name`` replicates the current primary with its link up."""
@@ -117,7 +119,10 @@ class SentinelTopology:
         directory = self.directory / name
         directory.mkdir(parents=True)
         self.ports[name] = port = free_port()
-        self.procs[name] = start_redis_server(directory, port, "--appendonly", "no", *extra,
+        # A replica syncs at once (not after diskless sync's default 5 s wait): a test
+        # waits for it after every failover.
+        self.procs[name] = start_redis_server(directory, port, "--appendonly", "no",
+                                              "--repl-diskless-sync-delay", "0", *extra,
                                               tls=self.tls)
 
     def _sentinel(self, name: str) -> None:

@@ -65,3 +65,20 @@ def test_a_promotion_enqueues_again_the_jobs_whose_last_writes_it_lost(
     assert sorted(new.dispatcher.batches()[-1]) == sorted(swept.requeued)  # type: ignore[attr-defined]
     again = new.sweep()
     assert again.failovers == 0 and again.requeued == []  # recorded: once per change
+
+
+def test_a_promotion_before_the_first_sweep_is_seen_from_the_submitters_record(
+        pair: tuple[redis.Redis, redis.Redis]) -> None:
+    primary, replica = pair
+    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
+    old = Pipeline(Store(primary, "e"), RecordingDispatcher(), settings)
+    old.add_corpus(DOCS, "port")
+    (job,) = (r.job_id for r in old.submit_many([RetrievalRequest(query="tide")], "port"))
+    old.store.jobs.start([job], "w1")  # begun, in a worker's hands, and no sweep yet
+    assert primary.wait(1, 5000) == 1
+
+    replica.replicaof("NO", "ONE")
+    new = Pipeline(Store(replica, "e"), RecordingDispatcher(), settings)
+    new.store.heartbeats.beat("w1", 600)  # the worker lives on
+    swept = new.sweep()  # the first sweep ever
+    assert swept.failovers == 1 and swept.requeued == [job]

@@ -88,7 +88,7 @@ def test_every_script_and_round_of_a_job_touches_one_slot(
                              for i in range(30)], "port")
     store.jobs.deliver([r.job_id for r in refs], "w")
     Executor(store, settings).run([r.job_id for r in refs], "w")
-    stale = store.jobs.stale(queued_before=1e12, running_before=0, alive=lambda _: set(),
+    stale = store.jobs.stale(queued_before=1e12, running_before=0, holding=lambda _: {},
                              limit=100)
     assert all(store.jobs.get(r.job_id).state == "done" for r in refs) and stale == []
     assert {store.keys.shard_of(r.job_id) for r in refs} == {0, 1, 2, 3, 4}

@@ -174,7 +174,7 @@ def test_fresh_jobs_are_begun_by_their_claim_and_a_job_begun_before_runs_alone_a
     jobs = pipeline.store.jobs
     jobs.start([ids[3]], "dead")  # begun once by a worker that died: a suspect now
     jobs.begin(ids[3], "dead", settings.job_max_attempts)
-    jobs.requeue(jobs.stale(queued_before=0, running_before=1e12, alive=lambda _: set(),
+    jobs.requeue(jobs.stale(queued_before=0, running_before=1e12, holding=lambda _: {},
                             limit=99)[0], settings.job_max_attempts)
     begun: list[list[str]] = []
     stored: list[list[str]] = []
@@ -207,7 +207,7 @@ def test_claims_cost_no_attempt_and_a_job_that_never_finishes_fails_saying_why(
     for _ in range(5):  # claimed by a batch five times, never begun: a kill storm
         jobs.start([ref.job_id], "w1")
         assert jobs.requeue(jobs.stale(queued_before=0, running_before=0,
-                                       alive=lambda _: set(), limit=9)[0], 3) == "requeue"
+                                       holding=lambda _: {}, limit=9)[0], 3) == "requeue"
     assert pipeline.job(ref.job_id).attempts == 0
     for attempt in range(1, settings.job_max_attempts + 1):  # begun, then its process dies
         jobs.start([ref.job_id], "w2")

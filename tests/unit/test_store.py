@@ -20,8 +20,11 @@ from rookhaven.errors import (
 )
 from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.store import JobSpec, Store, connect, redact
+from rookhaven.store.heartbeats import Holding, claim_delivery, delivery
 from rookhaven.store.jobs import StaleJob
 from tests.results_support import AUDIT, framed
+
+IDLE = Holding(0.0, None)  # alive, saying nothing of what it holds
 
 
 class Clock:
@@ -272,7 +275,7 @@ def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(
     store.jobs.start([busy.key], "alive")
     store.heartbeats.beat("alive", 30)
     found = store.jobs.stale(queued_before=1_000.5, running_before=0,
-                             alive=store.heartbeats.alive, limit=100)
+                             holding=store.heartbeats.holding, limit=100)
     assert {(s.id, s.reason) for s in found} == {(old.key, "queued without a result"),
                                                  (lost.key, "worker dead stopped")}
 
@@ -285,7 +288,8 @@ def test_sweeps_that_fill_their_limit_take_turns_across_shards(store: Store,
     shards: set[int] = set()
     for _ in store.keys.shards:  # as many sweeps as shards, two jobs each, requeued
         for job in store.jobs.stale(queued_before=clock.now - 5, running_before=0,
-                                    alive=lambda names: names, limit=2):
+                                    holding=lambda names: dict.fromkeys(names, IDLE),
+                                    limit=2):
             shards.add(store.keys.shard_of(job.id))
             assert store.jobs.requeue(job, max_attempts=3) == "requeue"
     assert shards == {shard.index for shard in store.keys.shards}
@@ -304,7 +308,7 @@ def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued
     assert store.jobs.deliver([orphaned.key, started.key], "dead") == 2
     store.jobs.start([started.key], "dead")  # the pool claimed it: the running rule's now
     store.heartbeats.beat("alive", 30)
-    found = store.jobs.stale(queued_before=0, running_before=0, alive=store.heartbeats.alive,
+    found = store.jobs.stale(queued_before=0, running_before=0, holding=store.heartbeats.holding,
                              limit=100)
     assert {(s.id, s.reason) for s in found} == {
         (orphaned.key, "delivered to worker dead, which stopped"),
@@ -316,8 +320,54 @@ def test_a_job_delivered_to_a_dead_worker_is_stale_at_once_and_only_while_queued
     # Requeued, started and closed jobs leave the index; only the live worker's is left.
     assert store.client.zrange(store.keys.shard(held.key).jobs_delivered, 0, -1) == [
         held.key.encode()]
-    assert store.jobs.stale(queued_before=0, running_before=0, alive=store.heartbeats.alive,
+    assert store.jobs.stale(queued_before=0, running_before=0, holding=store.heartbeats.holding,
                             limit=100) == []
+
+
+def test_a_job_a_live_worker_dropped_is_stale_once_a_later_heartbeat_omits_its_message(
+        store: Store, clock: Clock) -> None:
+    kept, dropped, arrived, unsaid = (spec("sha256:" + c * 64, c) for c in "abcd")
+    for job in (kept, dropped, arrived, unsaid):
+        store.jobs.create(job)
+    store.jobs.deliver([kept.key], "w1", "k" * 12)
+    store.jobs.deliver([dropped.key], "w1", "d" * 12)
+    store.jobs.start([dropped.key], "w1", "w1/" + "d" * 12 + "0000")  # claimed in its message
+    store.jobs.deliver([unsaid.key], "old", "u" * 12)
+    clock.now += 1
+    holds = {"k" * 12}
+    store.heartbeats.beat("w1", 30, lambda: holds)
+    store.heartbeats.beat("old", 30)  # an earlier Rookhaven's: says nothing of its messages
+    clock.now += 1
+    store.jobs.deliver([arrived.key], "w1", "n" * 12)  # arrived after the heartbeat
+    found = store.jobs.stale(queued_before=0, running_before=0,
+                             holding=store.heartbeats.holding, limit=100)
+    assert [(s.id, s.reason.split(" (")[0]) for s in found] == [
+        (dropped.key, "worker w1 dropped its message")]
+    # The one delivered after the heartbeat was not judged by it; a later one that names
+    # none of the three messages judges them all.
+    clock.now += 1
+    holds.clear()
+    store.heartbeats.beat("w1", 30, lambda: holds)
+    assert {s.id for s in store.jobs.stale(queued_before=0, running_before=0,
+                                           holding=store.heartbeats.holding, limit=100)} == {
+        dropped.key, kept.key, arrived.key}
+
+
+def test_a_heartbeat_says_what_its_worker_holds_and_an_earlier_ones_time_alone(
+        store: Store, clock: Clock) -> None:
+    store.heartbeats.beat("w1", 30, lambda: ["b" * 12, "a" * 12])
+    store.heartbeats.beat("w0", 30)
+    found = store.heartbeats.holding({"w0", "w1", "gone"})
+    assert found == {"w1": Holding(1000.0, frozenset({"a" * 12, "b" * 12})),
+                     "w0": Holding(1000.0, None)}
+    assert store.heartbeats.alive({"w0", "gone"}) == {"w0"}
+    claim = "host:1:ab/" + delivery("batch:x") + "beef"
+    assert claim_delivery(claim) == delivery("batch:x") and claim_delivery("") == ""
+    said = Holding(1000.0, frozenset({delivery("batch:x")}))
+    assert not said.dropped(claim, "999.000")
+    assert said.dropped("host:1:ab/" + delivery("batch:y"), "999.000")
+    assert not said.dropped("host:1:ab/" + delivery("batch:y"), "1000.000")  # not after it
+    assert not Holding(1000.0, None).dropped(claim, "1.000")
 
 
 def test_a_delivery_mark_is_dropped_when_its_job_is_started_or_closed(store: Store) -> None:
