@@ -313,14 +313,20 @@ class Pipeline:
         stale += reopened
         outcome: dict[str, list[str]] = {"requeue": [], "done": [], "failed": []}
         skipped = 0
+        why: Counter[str] = Counter()
         for job in {job.id: job for job in stale}.values():
             verdict = self.store.jobs.requeue(job, s.job_max_attempts)
             if verdict in outcome:
                 outcome[verdict].append(job.id)
             else:
                 skipped += 1
+            if verdict == "requeue":
+                why[job.reason] += 1
         self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
         self.store.failovers.settle(record)  # after the jobs went out: a crash redoes it
+        for reason, count in why.most_common():  # the operator's record of each hand-back
+            log.warning("sent %d job(s) again: %s", count, reason,
+                        extra={"jobs": count, "reason": reason})
         if changed:
             log.warning("%d log shard(s) changed primary since the last sweep; their %d open "
                         "job(s) were looked at again", len(changed), len(reopened),
