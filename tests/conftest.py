@@ -239,7 +239,7 @@ def refuse_nonempty(url: str) -> None:
     """Stop the session if the database at ``url`` holds keys, unless told to share it."""
     import redis
 
-    from rookhaven.store.connection import redact
+    from rookhaven.store.urls import redact
 
     if os.environ.get("ROOKHAVEN_TEST_REDIS_ALLOW_NONEMPTY") == "1":
         return

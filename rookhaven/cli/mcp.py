@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..server import build_server
     from ..server.http import check_bind, serve_http
     from ..server.stdio import serve_stdio
-    from ..store.connection import check_url
+    from ..store import urls
 
     if (args.mcp_host or args.mcp_port) and not args.http:
         raise ConfigError("--host and --port apply only with --http")
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if settings.redis_url is not None:
         # Jobs go through the broker: a URL that cannot be one is refused here in one line,
         # not inside the server's task group as an exception group.
-        check_url(*settings.broker, broker=True)
+        urls.parse(*settings.broker, broker=True)
     route_library_logs(settings.log_level)
     # A first call must not wait for numba's compile (20-30 s from an empty cache): the
     # server answers on the reference paths until the kernels are ready (ADR 0026), unless

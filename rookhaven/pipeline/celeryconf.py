@@ -22,8 +22,7 @@ from celery.schedules import crontab
 from kombu.entity import Queue
 
 from ..config import Settings
-from ..store import sentinel
-from ..store.connection import check_url, redact
+from ..store import urls
 from ..store.keys import Keys
 
 TASK_JOB = "rookhaven.job"
@@ -63,7 +62,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     """The Celery settings for ``settings``; pass to ``app.conf.update``."""
     timeout = settings.redis_timeout
     return {
-        **_broker(check_url(*settings.broker, broker=True), {
+        **_broker(urls.parse(*settings.broker, broker=True), {
             "visibility_timeout": settings.visibility_timeout,
             "unacked_restore_interval": settings.unacked_restore_interval,
             "unacked_restore_throttle": 1,
@@ -133,13 +132,13 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _broker(url: str, transport: dict[str, Any]) -> dict[str, Any]:
+def _broker(url: urls.StoreURL, transport: dict[str, Any]) -> dict[str, Any]:
     """broker_url and its transport options (and TLS) for the broker's URL (ROOKHAVEN_BROKER_URL,
     else the store's): a Sentinel URL becomes kombu's Sentinel transport, asking those
     Sentinels for the primary they name."""
-    if not sentinel.is_sentinel(url):
-        return {"broker_url": url, "broker_transport_options": transport}
-    where = sentinel.parse(url, redact(url))
+    where = url.sentinel
+    if where is None:
+        return {"broker_url": url.text, "broker_transport_options": transport}
     sockets = {k: v for k, v in transport.items() if k.startswith("socket_")}
     conf: dict[str, Any] = {
         "broker_url": where.kombu_url(),

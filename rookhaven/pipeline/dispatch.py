@@ -14,7 +14,7 @@ from celery import Celery
 
 from ..config import Settings
 from ..errors import StoreUnavailableError
-from ..store.connection import redact
+from ..store.urls import redact
 from .celeryconf import QUEUE, QUEUE_RECOVERY, TASK_BATCH, TASK_JOB, celery_config
 
 

@@ -4,11 +4,12 @@ Layout and rules: docs/adr/0005-job-ledger.md. Front ends open it with
 ``Store.from_settings(settings)``.
 """
 
-from .connection import connect, redact
+from .connection import connect
 from .jobs import StaleJob
 from .keys import Keys
 from .records import CorpusEntry, JobRecord, JobSpec, JobState, LedgerEvent, Violation
 from .store import Store
+from .urls import redact
 
 __all__ = [
     "CorpusEntry",

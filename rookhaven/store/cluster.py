@@ -1,21 +1,16 @@
-"""Redis Cluster addresses and clients: the ``redis+cluster://`` URL, and what a cluster
-needs that a single Redis does not (a key in a node's slots to probe its replication).
+"""Redis Cluster clients: patient through a failover, and what a cluster needs that a single
+Redis does not (a key in a node's slots to probe its replication).
 
-``redis+cluster://[user:password@]HOST[:PORT][,HOST[:PORT]...][/][?OPTIONS]`` names some of
-the cluster's nodes (port 6379 when none is given; the client learns the rest from them);
-``rediss+cluster://`` is the same over TLS, with the certificate options ``ssl_cert_reqs``,
-``ssl_ca_certs``, ``ssl_certfile`` and ``ssl_keyfile``. A cluster has one database, so the
-URL names none. The store shards its keys so every script touches one slot
-(docs/adr/0030-log-shards.md); the Celery broker cannot live on a cluster.
+A cluster is named by a ``redis+cluster://`` URL (store.urls). The store shards its keys so
+every script touches one slot (docs/adr/0030-log-shards.md); the Celery broker cannot live
+on a cluster.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
 
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
@@ -25,68 +20,7 @@ from redis.retry import Retry
 
 from ..errors import ConfigError, StoreUnavailableError
 from .patience import Patience
-from .sentinel import _HOST, TLS_OPTIONS, _hostport, _login, _userinfo
-
-SCHEMES = ("redis+cluster", "rediss+cluster")
-DEFAULT_PORT = 6379
-FORM = "redis+cluster://[user:password@]HOST:PORT[,HOST:PORT...]"
-
-
-@dataclass(frozen=True)
-class ClusterURL:
-    """A parsed cluster URL (the password kept out of repr)."""
-
-    nodes: tuple[tuple[str, int], ...]
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    tls: bool = False
-    tls_options: tuple[tuple[str, str], ...] = ()
-
-    def hosts(self) -> str:
-        """The nodes asked first, as HOST:PORT,... (no credentials)."""
-        return ",".join(_hostport(h, p) for h, p in self.nodes)
-
-    def describe(self) -> str:
-        """The nodes asked first, without credentials."""
-        return f"Redis Cluster via {self.hosts()}"
-
-
-def is_cluster_url(url: str) -> bool:
-    """Whether ``url`` names a Redis Cluster (by scheme)."""
-    return url.partition("://")[0].lower() in SCHEMES
-
-
-def parse(url: str, shown: str) -> ClusterURL:
-    """``url`` parsed, or a ConfigError naming ``shown`` (the redacted URL) and the fault."""
-    scheme, _, rest = url.partition("://")
-    rest, _, query = rest.partition("?")
-    netloc, _, path = rest.partition("/")
-    if path.strip("/") not in ("", "0"):
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} names database {path!r}; a "
-                          f"cluster has only database 0: write it as {FORM}")
-    userinfo, at, hosts = netloc.rpartition("@")
-    if not at:
-        hosts = netloc
-    username, password = _userinfo(userinfo) if at else (None, None)
-    nodes = tuple(_node(each, shown) for each in hosts.split(","))
-    options = dict(parse_qsl(query, keep_blank_values=True)) if query else {}
-    unknown = sorted(set(options) - set(TLS_OPTIONS))
-    tls = scheme.lower() == "rediss+cluster"
-    if unknown or (options and not tls):
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} has option(s) "
-                          f"{', '.join(sorted(options))}; a cluster URL takes only the TLS "
-                          f"options ({', '.join(TLS_OPTIONS)}), with rediss+cluster://")
-    return ClusterURL(nodes=nodes, username=username, password=password, tls=tls,
-                      tls_options=tuple(sorted(options.items())))
-
-
-def _node(text: str, shown: str) -> tuple[str, int]:
-    match = _HOST.match(text)
-    port = int(match["port"]) if match and match["port"] else DEFAULT_PORT
-    if match is None or not 0 < port < 65536:
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {shown!r} has node address {text!r}; give "
-                          f"each as HOST:PORT, comma-separated, as in {FORM}")
-    return (match["v6"] or match["name"]), port
+from .urls import ClusterURL, login
 
 
 class PatientCluster(RedisCluster):
@@ -169,7 +103,7 @@ def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
     follows MOVED and ASK through a reshard and a failover. Unlike a single-node client it
     asks the nodes at once, waiting up to ROOKHAVEN_REDIS_TIMEOUT for one to answer;
     StoreUnavailableError if none does."""
-    given: dict[str, Any] = {**options, **_login(url.username, url.password)}
+    given: dict[str, Any] = {**options, **login(url.username, url.password)}
     waited: Patience = given.pop("retry")
     # redis-py gives a cluster's node clients only the options it knows (not a packer):
     # their commands are packed by its default (store.wire says what that costs).

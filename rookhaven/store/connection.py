@@ -1,20 +1,15 @@
 """Connections to Redis from ROOKHAVEN_REDIS_URL, and Redis failures turned into store errors.
 
-Accepted URLs are redis-py's: ``redis://[user[:password]@]host[:port][/db]``, ``rediss://``
-(TLS; certificate options as query parameters such as ``ssl_cert_reqs=required``) and
-``unix:///path/redis.sock?db=N``, ``sentinel://`` / ``sentinels://`` for a primary found
-through Redis Sentinel (see ``sentinel.py``), and ``redis+cluster://`` /
-``rediss+cluster://`` for a Redis Cluster (see ``cluster.py``). A password never appears in
-an error or a log line.
+Every URL form (a single Redis, a Sentinel service, a cluster) is checked, parsed and
+redacted by store.urls, once a connection; a password never appears in an error or a log
+line.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -23,73 +18,29 @@ from redis.retry import Retry
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
-from . import cluster, sentinel
+from . import cluster, urls
 from .patience import Patience
+from .urls import SentinelURL, StoreURL
 from .wire import Packer
 
-SCHEMES = ("redis", "rediss", "unix", *sentinel.SCHEMES, *cluster.SCHEMES)
-# kombu's Redis transport cannot work across slots at all.
-_NO_CLUSTER_BROKER = (
-    "{setting} {url!r} names a Redis Cluster, which cannot be the Celery broker: kombu's "
-    "Redis transport moves each message between its queue list and its unacked hash in one "
-    "MULTI, and a cluster puts those keys in different slots; {fix}")
-# The password of a URL's user part, and any password option in its query.
-_SECRETS = (re.compile(r"(?<=://)([^/@?#]*?):[^/@?#]*@"), re.compile(r"(password=)[^&#]*"))
 
-
-def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***``, safe to print."""
-    user_part, query_part = _SECRETS
-    return query_part.sub(r"\1***", user_part.sub(r"\1:***@", url, count=1))
-
-
-def check_url(url: str | None, setting: str = "ROOKHAVEN_REDIS_URL", *,
-              broker: bool = False) -> str:
-    """``url`` (the value of ``setting``) if it names a Redis server Rookhaven can use (as
-    the Celery ``broker``, or as the store), else a ConfigError saying why."""
-    if not url:
-        raise ConfigError(f"no Redis configured: set {setting}, "
-                          "e.g. redis://127.0.0.1:6379/0")
-    scheme = urlsplit(url).scheme
-    if broker and scheme in cluster.SCHEMES:
-        fix = ("use a standalone or sentinel:// Redis" if setting == "ROOKHAVEN_BROKER_URL"
-               else "keep the store there and set ROOKHAVEN_BROKER_URL to a standalone or "
-                    "sentinel:// Redis for the broker")
-        raise ConfigError(_NO_CLUSTER_BROKER.format(setting=setting, url=redact(url), fix=fix))
-    if scheme not in SCHEMES:
-        raise ConfigError(f"{setting} {redact(url)!r} has scheme {scheme!r}; "
-                          f"use one of: {', '.join(s + '://' for s in SCHEMES)}")
-    database = urlsplit(url).path.strip("/")
-    # redis-py reads a path that is not a number as database 0, silently.
-    if scheme in ("redis", "rediss") and database and not (database.isascii()
-                                                           and database.isdigit()):
-        raise ConfigError(f"{setting} {redact(url)!r} has database {database!r}; the database "
-                          "is a number, as in redis://127.0.0.1:6379/0")
-    if sentinel.is_sentinel(url):
-        sentinel.parse(url, redact(url))
-    if cluster.is_cluster_url(url):
-        cluster.parse(url, redact(url))
-    return url
-
-
-def connect(url: str | None, timeout: float = 5.0) -> redis.Redis:
+def connect(url: str | StoreURL | None, timeout: float = 5.0) -> redis.Redis:
     """A client for ``url`` (bytes in, bytes out); no I/O happens until the first command,
     except for a cluster, whose client learns the slots at once. A command that loses its
     connection is retried for up to ``timeout`` seconds."""
-    checked = check_url(url)
+    where = url if isinstance(url, StoreURL) else urls.parse(url)
     options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
                                "retry": Patience(timeout), "command_packer": Packer()}
     try:
-        if sentinel.is_sentinel(checked):
-            return _primary(sentinel.parse(checked, redact(checked)), options)
-        if cluster.is_cluster_url(checked):
+        if where.sentinel is not None:
+            return _primary(where.sentinel, options)
+        if where.cluster is not None:
             # Served the same commands, routed by slot: typed as the single-node client.
-            return cluster.client(  # type: ignore[return-value]
-                cluster.parse(checked, redact(checked)), options)
-        return redis.Redis.from_url(checked, health_check_interval=30, decode_responses=False,
-                                    **options)
+            return cluster.client(where.cluster, options)  # type: ignore[return-value]
+        return redis.Redis.from_url(where.text, health_check_interval=30,
+                                    decode_responses=False, **options)
     except ValueError as exc:
-        raise ConfigError(f"ROOKHAVEN_REDIS_URL {redact(checked)!r} is not usable: {exc}") from None
+        raise ConfigError(f"ROOKHAVEN_REDIS_URL {where.shown!r} is not usable: {exc}") from None
 
 
 @contextmanager
@@ -123,7 +74,7 @@ def _waited(client: redis.Redis, exc: redis.RedisError) -> str:
     return ""
 
 
-def _primary(url: sentinel.SentinelURL, options: dict[str, Any]) -> redis.Redis:
+def _primary(url: SentinelURL, options: dict[str, Any]) -> redis.Redis:
     """A client of the service's primary: every new connection asks the Sentinels where the
     primary is, so after a failover the client follows without a restart."""
     tls = url.tls_kwargs()

@@ -9,7 +9,7 @@ from redis.exceptions import MovedError
 from rookhaven.config import Settings
 from rookhaven.errors import ConfigError, StoreUnavailableError
 from rookhaven.pipeline import celery_config
-from rookhaven.store import cluster, connect
+from rookhaven.store import connect, urls
 from rookhaven.store.connection import translated
 
 
@@ -50,7 +50,7 @@ def test_a_cluster_url_that_cannot_be_one_says_why(url: str, message: str) -> No
 
 
 def test_a_cluster_url_parses_its_nodes_login_and_tls() -> None:
-    parsed = cluster.parse("rediss+cluster://u:p%40ss@a:7000,[::1]:7001,b?ssl_cert_reqs=none",
+    parsed = urls.cluster_url("rediss+cluster://u:p%40ss@a:7000,[::1]:7001,b?ssl_cert_reqs=none",
                            "shown")
     assert parsed.nodes == (("a", 7000), ("::1", 7001), ("b", 6379))
     assert (parsed.username, parsed.password, parsed.tls) == ("u", "p@ss", True)
@@ -74,7 +74,7 @@ def test_a_cluster_that_does_not_answer_is_one_line_after_the_timeout() -> None:
 
 
 def test_a_cluster_url_may_name_its_only_database_and_a_node_of_one_is_named_in_errors() -> None:
-    assert cluster.parse("redis+cluster://a:7000/0", "shown").nodes == (("a", 7000),)
+    assert urls.cluster_url("redis+cluster://a:7000/0", "shown").nodes == (("a", 7000),)
     client = fakeredis.FakeRedis()
     with (pytest.raises(StoreUnavailableError, match=r"name the cluster as redis\+cluster://"),
           translated(client, "reading the store's layout")):

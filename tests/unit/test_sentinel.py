@@ -11,7 +11,7 @@ from rookhaven.errors import ConfigError
 from rookhaven.pipeline import celery_config
 from rookhaven.store import Store, connect, redact
 from rookhaven.store.connection import describe
-from rookhaven.store.sentinel import parse
+from rookhaven.store.urls import sentinel_url as parse
 
 URL = "sentinel://app:p%40ss@10.0.0.1:26380,sentinel-b,[fd00::3]:26381/rookhaven/2"
 
