@@ -20,7 +20,8 @@ For each query file of the directory (q3.jsonl, q8.jsonl), in one process:
 Times are the fastest of ``--passes`` passes, each query once per pass in sequence.
 The point is the ratio of work, not of speed: when the floor over the engine's postings
 exceeds the peer's whole request, no design that reads those postings can match it, and
-only skipping postings (``bench/blockmax_bound.py`` says how many could be) would.
+only skipping postings would (how many could be skipped was measured by
+``bench/blockmax_bound.py``, removed since; it is in git at commit 91e50cf).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Settings: every ROOKHAVEN_* variable, its default and unit, parsed from a mapping once.
 
 Each default is written once, on ``Settings``; ``SPECS`` says how each is read and what it
-means (the README's table is checked against it). Precedence is flag > environment >
+means (docs/configuration.md's table is checked against it). Precedence is flag > environment >
 default, decided in ``Settings.with_overrides`` alone. Tests pass a dict, never touch
 ``os.environ``.
 """

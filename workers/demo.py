@@ -262,6 +262,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             ok = _log(pipe, demo) and ok
             pipe.store.close()
         print(f"\n{submitted} jobs, a re-rank and three verification runs; nothing was written "
-              "to disk.\nThe same on a real Redis and Celery workers: the README's Job pipeline "
-              "section;\na durable deployment: its Deployment section.")
+              "to disk.\nThe same on a real Redis and Celery workers: docs/pipeline.md;\n"
+              "a durable deployment: docs/deployment.md.")
     return 0 if ok else 1

@@ -77,7 +77,7 @@ class Replayer:
         A page is replayed in three passes: every recipe is read, then every engine call
         runs, back to back, then every comparison. The engine is the most of a replay, and
         it ran 15-25% slower with an audit's parsing and a comparison between two of its
-        calls than in a loop of calls alone (docs/pipeline-throughput.md, ADR 0035)."""
+        calls than in a loop of calls alone (ADR 0035)."""
         remaining = iter(keys)
         pages = iter(lambda: list(islice(remaining, page)), [])
         chunk = next(pages, None)

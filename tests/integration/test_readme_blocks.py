@@ -1,19 +1,23 @@
-"""Every shell block of the README's pipeline, high-availability, verification,
-tamper-evidence and MCP sections runs as written in a fresh copy of the repository
-(tests/readme_blocks.py finds them; a block added to those sections is run without
-touching this file).
+"""Every shell block of the pipeline, high-availability, verification, tamper-evidence,
+engine, MCP and deployment sections of the README's reference pages (``docs/``) runs as
+written in a fresh copy of the repository (tests/readme_blocks.py finds them, and its
+``SECTIONS`` names the sections; a block added to those sections is run without touching
+this file; a block marked ``readme-test: skip REASON`` is not run).
 
 The fresh environment, and what stands in for what a reader does:
 
 - The clone is a copy of every file git tracks, as it is in the working tree (so a file
-  the README names but git does not hold is missing, as in a real clone), in a temp dir,
+  a page names but git does not hold is missing, as in a real clone), in a temp dir,
   with the tree's numba cache of compiled kernels (see ``clone``).
 - The README's install command (``python3 -m venv .venv && .venv/bin/pip install -e .``)
   is stood in for by a cheap ``.venv`` in the clone: ``venv --without-pip`` of this
   interpreter, whose path puts the clone first and this interpreter's site-packages after
   it, with this environment's console scripts (``rookhaven``, ``celery``) re-pointed at
   it. So ``.venv/bin/rookhaven`` imports the clone's code, in seconds, without pip or a
-  network; a pip install per run would take minutes on this machine.
+  network; a pip install per run would take minutes on this machine. A page's
+  ``.venv/bin/pip install -e '.[EXTRA]'`` is stood in for by a ``.venv/bin/pip`` that
+  installs nothing and fails unless every requirement of the project and those extras is
+  installed in this environment (the dev extras hold them all).
 - PATH keeps no virtual environment's ``bin``: a bare ``rookhaven`` fails as it would for
   a reader who did not activate one. No ``ROOKHAVEN_*`` variable is inherited.
 - The README's ``redis://127.0.0.1:6379/0`` is replaced by the test Redis (database 15 or
@@ -21,12 +25,13 @@ The fresh environment, and what stands in for what a reader does:
   ``ROOKHAVEN_MCP_PORT`` (a free port) and ``ROOKHAVEN_BEAT_SCHEDULE_FILE`` are set, as a
   reader's defaults would be on a machine of their own.
 
-Blocks run in README order with ``bash -e -o pipefail``, each with a time limit, as if
-pasted one after another into one terminal: shell variables, exports and the directory
-carry from block to block. A block marked ``# runs until Ctrl-C`` starts in a terminal of
+Blocks run in the order of ``SECTIONS`` (and of the page in a section) with
+``bash -e -o pipefail``, each with a time limit, as if pasted one after another into one
+terminal: shell variables, exports and the directory carry from block to block, and from
+page to page. A block marked ``# runs until Ctrl-C`` starts in a terminal of
 its own (a fresh shell in the clone) and stays up, once it is ready (a worker's heartbeat
 key, or a server's port answering), until every block has run; it must still be running
-then. A failing block is named by its README line and section, with its output; so is one
+then. A failing block is named by its page, line and section, with its output; so is one
 whose output carries an MCP tool error or a JSON-RPC error (those exit 0).
 """
 
@@ -48,13 +53,13 @@ import pytest
 import redis
 
 from tests.conftest import ROOT, free_port, stop_groups, wait_until
-from tests.readme_blocks import Block, blocks
+from tests.readme_blocks import SECTIONS, Block, blocks
 
 README_REDIS = "redis://127.0.0.1:6379/0"
 BLOCK_TIMEOUT = 240.0  # s; the re-ranks go through a real worker on a busy 2-core machine
 # A worker is ready once it has compiled its kernels, and the copy's numba cache is cold:
-# 89-91 s from cold for bm25@2 or bm25@3 on an idle 2-core machine (issue 30 owns making the
-# first start cheap); a 90 s wait failed one CI run in three.
+# 89-91 s from cold for bm25@2 or bm25@3 on an idle 2-core machine (making the first start
+# cheap is test_warmup's subject); a 90 s wait failed one CI run in three.
 READY_TIMEOUT = 240.0
 NOISE = re.compile(r'"msg":\s*"job \S+ \S+ in ')  # the Executor's line per job and delivery
 MCP_ERROR = re.compile(r'"isError":\s*true|"error":\s*\{\s*"code"')
@@ -122,7 +127,48 @@ def cheap_venv(repo: Path) -> Path:
         target = venv / "bin" / name
         target.write_text(f"#!{python}\n{body}", encoding="utf-8")
         target.chmod(0o755)
+    pip = venv / "bin" / "pip"
+    pip.write_text(f"#!{python}\n" + _PIP.replace("PYPROJECT", repr(str(repo / "pyproject.toml"))),
+                   encoding="utf-8")
+    pip.chmod(0o755)
     return venv
+
+
+# The cheap venv's pip: `pip install -e .` or `pip install -e '.[EXTRA,...]'` of the project,
+# whose requirements (by name) must already be installed; anything else fails.
+_PIP = r'''
+"""Stands in for pip in the readme test's venv: installs nothing, checks what is there."""
+import importlib.metadata
+import re
+import sys
+import tomllib
+
+args = sys.argv[1:]
+wanted = re.fullmatch(r"\.(?:\[([\w,-]+)\])?", args[2]) if len(args) == 3 \
+    and args[:2] == ["install", "-e"] else None
+if wanted is None:
+    sys.exit("pip (the readme test's stand-in) installs only this project, as "
+             f"`pip install -e .[EXTRA]`, not: pip {' '.join(args)}")
+with open(PYPROJECT, "rb") as file:
+    project = tomllib.load(file)["project"]
+extras = project.get("optional-dependencies", {})
+requirements = list(project["dependencies"])
+for extra in filter(None, (wanted.group(1) or "").split(",")):
+    if extra not in extras:
+        sys.exit(f"pip (the readme test's stand-in): the project has no extra {extra!r}")
+    requirements += extras[extra]
+missing = []
+for requirement in requirements:
+    name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0)
+    try:
+        importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        missing.append(requirement)
+if missing:
+    sys.exit("pip (the readme test's stand-in): the test's environment lacks "
+             + ", ".join(missing))
+print("pip (the readme test's stand-in): every requirement is installed")
+'''
 
 
 def reader_path() -> str:
@@ -143,7 +189,7 @@ def base_environment(redis_url: str, prefix: str, tmp: Path) -> dict[str, str]:
     return env
 
 
-class Session:
+class Terminal:
     """The reader's terminal (state carried from block to block) and the servers and
     workers started in terminals of their own."""
 
@@ -164,7 +210,7 @@ class Session:
                 f"# ---- {block.name()}\n{text}\n# ----\n__rh_save\n")
 
     def run(self, block: Block) -> None:
-        path = self.tmp / f"block-{block.line}.sh"
+        path = self.tmp / f"block-{_label(block)}.sh"
         path.write_text(self.script(block, carry=True), encoding="utf-8")
         try:
             done = subprocess.run(["bash", str(path)], cwd=self.repo, env=self.env,
@@ -186,9 +232,9 @@ class Session:
                                     done.stderr), pytrace=False)
 
     def start(self, block: Block) -> None:
-        path = self.tmp / f"block-{block.line}.sh"
+        path = self.tmp / f"block-{_label(block)}.sh"
         path.write_text(self.script(block, carry=False), encoding="utf-8")
-        log = self.tmp / f"block-{block.line}.log"
+        log = self.tmp / f"block-{_label(block)}.log"
         with log.open("wb") as sink:
             proc = subprocess.Popen(["bash", str(path)], cwd=self.repo, env=self.env,
                                     stdout=sink, stderr=subprocess.STDOUT,
@@ -219,7 +265,7 @@ class Session:
             except OSError:
                 return False
         pytest.fail(f"{block.name()} runs until Ctrl-C, but this test cannot tell when it is "
-                    "ready: teach Session.ready how", pytrace=False)
+                    "ready: teach Terminal.ready how", pytrace=False)
 
     def check_still_running(self) -> None:
         for block, proc, log in self.background:
@@ -239,6 +285,11 @@ class Session:
                 f" ---\n{output[-6000:]}")
 
 
+def _label(block: Block) -> str:
+    """A file name for ``block``'s script and log: its page and line."""
+    return f"{Path(block.page).stem}-{block.line}"
+
+
 def _text(data: bytes | str | None) -> str:
     if data is None:
         return ""
@@ -246,12 +297,12 @@ def _text(data: bytes | str | None) -> str:
 
 
 @pytest.fixture
-def session(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Session]:
+def terminal(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Terminal]:
     repo = clone(tmp_path / "rookhaven")
     cheap_venv(repo)
     work = tmp_path / "work"
     work.mkdir()
-    shell = Session(repo, base_environment(redis_url, key_prefix, tmp_path), redis_url, work)
+    shell = Terminal(repo, base_environment(redis_url, key_prefix, tmp_path), redis_url, work)
     try:
         yield shell
     finally:
@@ -259,16 +310,15 @@ def session(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Session
 
 
 @pytest.mark.slow
-def test_every_shell_block_of_the_pipeline_and_mcp_sections_runs_in_a_fresh_clone(
-        session: Session) -> None:
-    readme = (session.repo / "README.md").read_text(encoding="utf-8")
-    found = blocks(readme)
-    assert len(found) >= 6, [b.name() for b in found]
-    for block in found:
-        if block.skip is not None:
-            continue
+def test_every_shell_block_of_the_reference_pages_runs_in_a_fresh_clone(
+        terminal: Terminal) -> None:
+    found = blocks(terminal.repo)  # as the clone holds them: a page git lacks is missing
+    run = [b for b in found if b.skip is None]
+    assert len(run) >= 6, [b.name() for b in found]
+    assert {(b.page, b.section) for b in found} == set(SECTIONS), [b.name() for b in found]
+    for block in run:
         if block.long_running:
-            session.start(block)
+            terminal.start(block)
         else:
-            session.run(block)
-    session.check_still_running()
+            terminal.run(block)
+    terminal.check_still_running()

@@ -577,7 +577,7 @@ def _top_candidates(docs: Any, impacts: Any, given: Any, given_groups: Any, addi
             # order. Timed alone over a window with 0-5% of its documents candidates, 0.04-0.07
             # ns a document, where blocks of 16 tested by their maximum and then compacted
             # without a branch took 0.25-0.37 (an int64 maximum vectorizes poorly); the
-            # kernel's gain is in docs/ranking.md (session of 2026-12-05).
+            # kernel's gain is in docs/ranking.md at commit 91e50cf.
             floor = max(theta, np.int64(1)) << COUNT_BITS
             nc = 0
             size_w = _u(w1 - w0)
