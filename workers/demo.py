@@ -13,19 +13,23 @@ import argparse
 import dataclasses
 import logging
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import orjson
 from celery.contrib.testing.worker import start_worker
 
-from rookhaven.cli.options import add_engine_options, count
+from rookhaven.cli.options import add_engine_options, count, output_file
 from rookhaven.cli.tables import audit_summary, hits_table, score_scale, short, table
 from rookhaven.cli.verify import summary as verification_summary
 from rookhaven.config import Settings
 from rookhaven.models import RetrievalResult
 from rookhaven.pipeline import Pipeline, open_pipeline
+from rookhaven.reports import page_for
+from rookhaven.reports.written import made_now, write_page
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.sampledata import sample_corpus, sample_requests
 from rookhaven.store.embedded import embedded_redis
@@ -37,12 +41,17 @@ from rookhaven.verification.logcheck import PinnedCheckpoint
 
 from .application import create_app
 
+# Where the demo writes its re-rank's page: outside the working tree, which it leaves as found.
+DEMO_PAGE = Path(tempfile.gettempdir()) / "rookhaven-demo-rerank.html"
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="run the whole pipeline in-process, no services",
                                    description=__doc__)
     add_engine_options(parser)
     parser.add_argument("--queries", type=count, default=4, help="sample queries to show in full")
+    parser.add_argument("--page", type=output_file, default=DEMO_PAGE, metavar="FILE.html",
+                        help=f"where the re-rank's page is written (default {DEMO_PAGE})")
     parser.set_defaults(run=run)
 
 
@@ -151,13 +160,14 @@ def _power_of_two(scale: int) -> str:
     return f"2^{bits}" if scale == 1 << bits else str(scale)
 
 
-def _rerank(pipe: Pipeline) -> None:
+def _rerank(pipe: Pipeline) -> str:
     store = pipe.store
     spec = RerankSpec(source="audits", corpus=store.corpora.resolve("port-ops@1"),
                       target_corpus=store.corpora.resolve("port-ops@2"), until=store.now(),
                       chunk=5)
     reranker = Reranker(pipe, wait_timeout=120)
-    rows = reranker.run(reranker.start(spec))
+    run_id = reranker.start(spec)
+    rows = reranker.run(run_id)
     summary = summarize("demo", rows)
     print(f"{summary.queries} historical queries re-run on the edited corpus through the "
           f"worker: {summary.changed} changed, {summary.unchanged} unchanged, "
@@ -170,6 +180,14 @@ def _rerank(pipe: Pipeline) -> None:
          "n/a" if row.change["kendall_tau"] is None else f"{row.change['kendall_tau']:.2f}",
          f"{row.change['rbo']:.2f}")
         for row in rows if row.change is not None]))
+    return run_id
+
+
+def _page(pipe: Pipeline, run_id: str, path: Path) -> None:
+    """The re-rank as the page an auditor reads (rookhaven report)."""
+    write_page(path, page_for(pipe.store, run_id, made_now(pipe.store.now())))
+    print(f"the re-rank as a page people read (pictures, the queries that moved most, side "
+          f"by side):\n  {path.resolve()}")
 
 
 def _verify(pipe: Pipeline, settings: Settings) -> bool:
@@ -255,13 +273,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             _section("bulk re-ranking")
             edited = pipe.add_corpus(sample_corpus("port_ops_edited.jsonl"), "port-ops")
             print(f"port-ops v2 (edited): {edited.documents} documents, {edited.digest[:23]}…")
-            _rerank(pipe)
+            _page(pipe, _rerank(pipe), args.page)
             _section("verification")
             ok = _verify(pipe, demo)
             _section("transparency log")
             ok = _log(pipe, demo) and ok
             pipe.store.close()
         print(f"\n{submitted} jobs, a re-rank and three verification runs; nothing was written "
-              "to disk.\nThe same on a real Redis and Celery workers: docs/pipeline.md;\n"
-              "a durable deployment: docs/deployment.md.")
+              f"to disk but the re-rank's page,\n{args.page.resolve()}.\nThe same on a real "
+              "Redis and Celery workers: docs/pipeline.md;\na durable deployment: "
+              "docs/deployment.md.")
     return 0 if ok else 1

@@ -34,6 +34,7 @@ SUBCOMMANDS = (
     "sweep",
     "verify",
     "rerank",
+    "report",
     "metrics",
     "engines",
     "log",

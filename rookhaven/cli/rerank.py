@@ -22,6 +22,8 @@ from ..core.canonical import canonical_bytes
 from ..errors import InputError
 from ..pipeline import Pipeline, open_pipeline
 from ..pipeline.inline import inline_pipeline
+from ..reports import page_for
+from ..reports.written import made_now, write_page
 from ..rerank import Reranker, RerankSpec, RerankSummary, check_target, summarize
 from ..store import Store
 from .options import moment, output_file, positive_int, positive_seconds
@@ -49,6 +51,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
     parser.add_argument("--out", type=output_file, help="report file (default: RUN_ID.jsonl; with "
                         "--resume, the file the run started with)")
+    parser.add_argument("--html", type=output_file, metavar="FILE.html",
+                        help="also write the run as a page people read (rookhaven report)")
     parser.add_argument("--resume", metavar="RUN_ID", help="continue a stopped run")
     parser.add_argument("--wait-timeout", type=positive_seconds, default=600.0,
                         help="seconds to wait for one chunk's jobs")
@@ -150,4 +154,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                          f"are stored: `rookhaven rerank --resume {run_id} --out FILE` "
                          "writes them elsewhere") from None
     print(summary_text(summary, out))
+    if args.html is not None:
+        store = pipeline.store
+        write_page(args.html, page_for(store, run_id, made_now(store.now())))
+        print(f"  page: {args.html.resolve()}")
     return 0 if summary.failed == 0 else 1

@@ -55,7 +55,7 @@ def run_id_for(spec: RerankSpec) -> str:
     return "rerank-" + hashlib.sha256(canonical_bytes(spec)).hexdigest()[:16]
 
 
-def _hit_ids(data: bytes | None) -> list[str] | None:
+def hit_ids(data: bytes | None) -> list[str] | None:
     """The ranked ids of a stored result. Only its hits are parsed: a result is its audit
     then its hits (core.canonical.result_bytes), and no hit holds the hits' key, so the
     key's last place begins them (a fifth of the bytes to read)."""
@@ -162,7 +162,7 @@ class Reranker:
         new_bytes = self.store.results.get_many(new_keys)
         rows = []
         for i, item in enumerate(items):
-            old_ids, new_ids = _hit_ids(old_bytes[i]), _hit_ids(new_bytes[i])
+            old_ids, new_ids = hit_ids(old_bytes[i]), hit_ids(new_bytes[i])
             new_ref = new_refs[i]
             change: dict[str, Any] | None = None
             if old_ids is None or new_ids is None:

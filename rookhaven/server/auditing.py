@@ -25,6 +25,11 @@ from .ports import PreparedRun, Progress, RerankTarget
 ALARMS_LISTED = 100
 
 
+def page_path(run_id: str) -> str:
+    """Where the MCP HTTP server serves a run's page (server.http)."""
+    return f"/runs/{run_id}.html"
+
+
 def report_uri(run_id: str) -> str:
     """Where a finished run's full report is read (an MCP resource)."""
     return f"rookhaven://runs/{run_id}/report"
@@ -37,7 +42,8 @@ def verification_output(run: VerificationRun) -> RunOutput:
     return RunOutput(
         run_id=run.run_id, kind="verification", state="done", done=run.checked,
         total=run.checked, mode="inline", started_at=run.started, finished_at=run.finished,
-        report=report_uri(run.run_id), verification=VerificationSummary(
+        report=report_uri(run.run_id), page=page_path(run.run_id),
+        verification=VerificationSummary(
             checked=run.checked, matched=run.matched, mismatched=run.mismatched,
             drift=run.drift, missing=run.missing, alarms=run.alarms,
             sample_seed=run.sample_seed, alarmed=alarmed))
@@ -113,9 +119,10 @@ class AuditRuns:
         summary = self.store.reranks.summary(run_id)
         if summary is None:
             return RunOutput(run_id=run_id, kind="rerank", state="running", done=done,
-                             total=self.store.reranks.total(run_id))
+                             total=self.store.reranks.total(run_id), page=page_path(run_id))
         return RunOutput(run_id=run_id, kind="rerank", state="done", done=done,
                          total=self.store.reranks.total(run_id), report=report_uri(run_id),
+                         page=page_path(run_id),
                          rerank=rerank_outcome(RerankSummary.model_validate_json(summary)))
 
     def report(self, run_id: str) -> bytes:

@@ -3,7 +3,8 @@
 Binding anything but loopback exposes retrieval (and the store) to the network, so it is
 refused unless ROOKHAVEN_MCP_TOKEN is set. When a token is set it is required on every
 HTTP request, on loopback too. Prometheus metrics are served at /metrics behind the same
-token (scrape with ``authorization: {credentials: <token>}``).
+token (scrape with ``authorization: {credentials: <token>}``), and each run's page
+(``rookhaven report``) at /runs/RUN_ID.html.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 from typing import Any
 
+import anyio
 import h11
 import uvicorn
 from mcp.server.mcpserver import MCPServer
@@ -24,8 +27,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config import Settings
-from ..errors import ConfigError
+from ..errors import ConfigError, NotFoundError, StoreUnavailableError
 from ..metrics import registry_for
+from ..reports import page_for
+from ..reports.written import made_now
 from ..store import Store
 from .stdio import NO_ID, NOT_A_MESSAGE, REQUEST_METHODS, readable_id, request_id, unreadable
 from .tools import State
@@ -34,6 +39,10 @@ log = logging.getLogger(__name__)
 
 PATH = "/mcp"
 METRICS_PATH = "/metrics"
+# A run's page (rookhaven report): /runs/RUN_ID.html.
+RUN_PAGE = re.compile(r"/runs/([A-Za-z0-9._:-]{1,128})\.html")
+# A page needs nothing from anywhere: no script, no fetch, its style and pictures inline.
+PAGE_POLICY = b"default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
 def is_loopback(host: str) -> bool:
@@ -84,6 +93,45 @@ def check_bind(host: str, token: str | None) -> None:
         raise ConfigError(f"refusing to serve MCP on {host}, which is not loopback, without a "
                           "token: set ROOKHAVEN_MCP_TOKEN (clients then send Authorization: "
                           "Bearer <token>) or bind 127.0.0.1")
+
+
+def with_pages(app: ASGIApp, store: Store) -> ASGIApp:
+    """``app`` with each run's page (``rookhaven report``) at /runs/RUN_ID.html: read-only,
+    and told by its Content-Security-Policy to fetch nothing, as it needs nothing."""
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        found = RUN_PAGE.fullmatch(scope["path"]) if scope["type"] == "http" else None
+        if found is None:
+            await app(scope, receive, send)
+            return
+        if scope["method"] not in ("GET", "HEAD"):
+            await _plain(send, 405, b"a run's page is read-only: GET it\n",
+                         [(b"allow", b"GET, HEAD")])
+            return
+        try:
+            page = await anyio.to_thread.run_sync(
+                lambda: page_for(store, found[1], made_now(store.now())))
+        except NotFoundError as exc:
+            await _plain(send, 404, f"{exc}\n".encode())
+            return
+        except StoreUnavailableError as exc:
+            await _plain(send, 503, f"{exc}\n".encode())
+            return
+        body = page.encode() if scope["method"] == "GET" else b""
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/html; charset=utf-8"),
+            (b"content-length", str(len(page.encode())).encode()),
+            (b"content-security-policy", PAGE_POLICY)]})
+        await send({"type": "http.response.body", "body": body})
+    return route
+
+
+async def _plain(send: Send, status: int, body: bytes,
+                 extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()), *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def with_metrics(app: ASGIApp, registry: CollectorRegistry) -> ASGIApp:
@@ -211,14 +259,17 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
 
 
 def http_app(server: MCPServer[State], host: str, token: str | None,
-             registry: CollectorRegistry | None = None) -> ASGIApp:
-    """The server's streamable HTTP app at /mcp (and /metrics when given a registry),
-    behind the token check when there is one."""
+             registry: CollectorRegistry | None = None, store: Store | None = None) -> ASGIApp:
+    """The server's streamable HTTP app at /mcp (and /metrics when given a registry, run
+    pages at /runs/RUN_ID.html when given a store), behind the token check when there is
+    one."""
     check_bind(host, token)
     app: ASGIApp = ParseErrorIds(server.streamable_http_app(streamable_http_path=PATH,
                                                             host=host))
     if registry is not None:
         app = with_metrics(app, registry)
+    if store is not None:
+        app = with_pages(app, store)
     return app if token is None else BearerToken(app, token)
 
 
@@ -268,7 +319,7 @@ class ReadTimeoutH11(H11Protocol):
 def serve_http(server: MCPServer[State], settings: Settings) -> None:
     """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
     store = Store.from_settings(settings) if settings.redis_url else None
-    app = http_app(server, settings.mcp_host, settings.mcp_token, registry_for(store))
+    app = http_app(server, settings.mcp_host, settings.mcp_token, registry_for(store), store)
     log.info("serving MCP over streamable HTTP", extra={
         "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
         "token_required": settings.mcp_token is not None,

@@ -163,6 +163,9 @@ class RunOutput(BaseModel):
     rerank: RerankOutcome | None = None
     report: str | None = Field(default=None, description="resource URI of the full report, "
                                                          "once finished")
+    page: str | None = Field(default=None, description="path of the run's HTML page (verdict, "
+                                                       "pictures, movers, alarms) on the MCP "
+                                                       "HTTP server, behind its token")
 
 
 def tool_result(output: BaseModel) -> CallToolResult:

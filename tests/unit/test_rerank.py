@@ -18,7 +18,7 @@ from rookhaven.errors import InputError
 from rookhaven.pipeline import Pipeline
 from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
-from rookhaven.rerank.runner import _hit_ids
+from rookhaven.rerank.runner import hit_ids
 from rookhaven.store import Store
 
 OLD = [Document(id=f"d{i:02d}", text=f"crane {i % 5} berth {i % 4} tide {i % 3} delay")
@@ -217,10 +217,10 @@ def test_an_unknown_target_engine_or_a_parameter_it_cannot_take_records_no_run(
     assert not list(pipeline.store.client.scan_iter(match="r:rerank:*"))
 
 
-def test_hit_ids_are_read_from_the_hits_alone_whatever_the_ids_hold() -> None:
+def testhit_ids_are_read_from_the_hits_alone_whatever_the_ids_hold() -> None:
     docs = [Document(id=f'd,"hits":[{i}]}}', text=f"crane berth {i} tide") for i in range(30)]
     retriever = Retriever(docs, "bm25")
     for query in ("crane", "tide and berth 3", "nothing matches"):
         result, _ = retriever.result_bytes(RetrievalRequest(query=query, recallBudget=5))
-        assert _hit_ids(result) == [hit["id"] for hit in orjson.loads(result)["hits"]]
-    assert _hit_ids(None) is None
+        assert hit_ids(result) == [hit["id"] for hit in orjson.loads(result)["hits"]]
+    assert hit_ids(None) is None
