@@ -74,6 +74,7 @@ class Settings:
     mcp_port: int = 8765
     # A secret: kept out of repr so it never reaches a log line or a traceback.
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
+    mcp_tokens_file: Path | None = None
     mcp_read_timeout: float = 30.0
     redis_timeout: float = 5.0
     redis_min_replicas: int = 0
@@ -346,6 +347,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_MCP_TOKEN", "mcp_token", text,
          "bearer token HTTP clients must send (Authorization: Bearer <token>); "
          "required to bind a non-loopback address"),
+    Spec("ROOKHAVEN_MCP_TOKENS_FILE", "mcp_tokens_file", lambda raw: Path(text(raw)),
+         "file of named tokens with scopes (read, submit, operate) HTTP clients may send; "
+         "`rookhaven token add` writes it, and the server reads it again when it changes"),
     Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", seconds(HOUR),
          "a connection to `rookhaven mcp --http` whose request is not wholly received this "
          "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),

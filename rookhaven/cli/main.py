@@ -35,6 +35,7 @@ SUBCOMMANDS = (
     "verify",
     "rerank",
     "report",
+    "token",
     "metrics",
     "engines",
     "log",

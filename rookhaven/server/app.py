@@ -16,7 +16,14 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, SetLevelRequestParams
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    CallToolResult,
+    InputRequiredResult,
+    SetLevelRequestParams,
+    TextContent,
+)
 
 from .. import __version__
 from ..config import Settings
@@ -30,6 +37,7 @@ from .ports import Backend
 from .protocol import explain_invalid_params, one_page
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
+from .tokens import TOOL_SCOPES, Grant
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
 from .toolsearch import search_tools
 
@@ -44,6 +52,15 @@ INSTRUCTIONS = (
     "resources (rookhaven://results/{key}, rookhaven://audits/{key}, "
     "rookhaven://corpora/{ref})."
 )
+
+
+def granted(context: Any) -> Grant | None:
+    """The grant of the token an HTTP request carried (server.tokens), None over stdio or
+    without tokens: there every caller is the operator's own process."""
+    request = getattr(getattr(context, "request_context", None), "request", None)
+    state = getattr(request, "scope", {}).get("state", {}) if request is not None else {}
+    grant = state.get("grant") if isinstance(state, dict) else None
+    return grant if isinstance(grant, Grant) else None
 
 
 class RookhavenServer(MCPServer[State]):
@@ -62,9 +79,20 @@ class RookhavenServer(MCPServer[State]):
             # Cut: an error must not grow with what the client sent.
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown(name, 64)}; this server's "
                                            f"tools are {known}")
+        grant = granted(context)
+        if grant is not None and not grant.allows(name):
+            needed = TOOL_SCOPES.get(name, "read")
+            return CallToolResult(isError=True, content=[TextContent(type="text", text=(
+                f"token {grant.name!r} may not call {name}: it needs the {needed!r} scope and "
+                f"has {', '.join(sorted(grant.scopes))}; ask the operator for a token with "
+                f"it (`rookhaven token add NAME --scopes {needed}`)"))])
         return await super().call_tool(name, arguments, context)
 
     async def read_resource(self, uri: Any, context: Context[State, Any] | None = None) -> Any:
+        grant = granted(context)
+        if grant is not None and "read" not in grant.scopes:
+            raise MCPError(INVALID_REQUEST, f"token {grant.name!r} may not read resources: it "
+                                            "needs the 'read' scope")
         try:
             return await super().read_resource(uri, context)
         except ResourceNotFoundError as exc:

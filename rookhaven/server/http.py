@@ -10,7 +10,6 @@ token (scrape with ``authorization: {credentials: <token>}``), and each run's pa
 from __future__ import annotations
 
 import asyncio
-import hmac
 import ipaddress
 import json
 import logging
@@ -33,6 +32,7 @@ from ..reports import page_for
 from ..reports.written import made_now
 from ..store import Store
 from .stdio import NO_ID, NOT_A_MESSAGE, REQUEST_METHODS, readable_id, request_id, unreadable
+from .tokens import Grant, Keyring
 from .tools import State
 
 log = logging.getLogger(__name__)
@@ -56,25 +56,31 @@ def is_loopback(host: str) -> bool:
 
 
 class BearerToken:
-    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
+    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` naming a
+    token of the keyring get 401; the token's grant (name, scopes) goes with the request
+    (``scope["state"]["grant"]``) for the tools to check."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str | Keyring) -> None:
         self.app = app
-        self._expected = token.encode()
+        self._keys = token if isinstance(token, Keyring) else Keyring(token, None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._authorized(scope):
-            await _unauthorized(send)
-            return
+        if scope["type"] == "http":
+            grant = self._granted(scope)
+            if grant is None:
+                await _unauthorized(send)
+                return
+            scope.setdefault("state", {})["grant"] = grant
         await self.app(scope, receive, send)
 
-    def _authorized(self, scope: Scope) -> bool:
+    def _granted(self, scope: Scope) -> Grant | None:
         given = dict(scope["headers"]).get(b"authorization", b"")
         # The scheme's name is case-insensitive (RFC 9110, 11.1): "bearer" is "Bearer".
         scheme, _, credentials = given.partition(b" ")
-        # Constant-time, so response timing does not leak how much of a guess was right.
-        return (hmac.compare_digest(credentials.strip(b" "), self._expected)
-                and scheme.lower() == b"bearer")
+        # Hashed and compared in constant time with every token: response timing does not
+        # leak how much of a guess was right.
+        grant = self._keys.grant(credentials.strip(b" "))
+        return grant if scheme.lower() == b"bearer" else None
 
 
 async def _unauthorized(send: Send) -> None:
@@ -91,8 +97,8 @@ def check_bind(host: str, token: str | None) -> None:
     """Refuse a non-loopback bind without a token, before anything listens."""
     if token is None and not is_loopback(host):
         raise ConfigError(f"refusing to serve MCP on {host}, which is not loopback, without a "
-                          "token: set ROOKHAVEN_MCP_TOKEN (clients then send Authorization: "
-                          "Bearer <token>) or bind 127.0.0.1")
+                          "token: set ROOKHAVEN_MCP_TOKEN or ROOKHAVEN_MCP_TOKENS_FILE (clients "
+                          "then send Authorization: Bearer <token>) or bind 127.0.0.1")
 
 
 def with_pages(app: ASGIApp, store: Store) -> ASGIApp:
@@ -258,19 +264,20 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
     return [{**start, "headers": headers}, {"type": "http.response.body", "body": fixed}]
 
 
-def http_app(server: MCPServer[State], host: str, token: str | None,
+def http_app(server: MCPServer[State], host: str, token: str | Keyring | None,
              registry: CollectorRegistry | None = None, store: Store | None = None) -> ASGIApp:
     """The server's streamable HTTP app at /mcp (and /metrics when given a registry, run
     pages at /runs/RUN_ID.html when given a store), behind the token check when there is
     one."""
-    check_bind(host, token)
+    keys = token if isinstance(token, Keyring) else Keyring(token, None)
+    check_bind(host, "required" if keys.required else None)
     app: ASGIApp = ParseErrorIds(server.streamable_http_app(streamable_http_path=PATH,
                                                             host=host))
     if registry is not None:
         app = with_metrics(app, registry)
     if store is not None:
         app = with_pages(app, store)
-    return app if token is None else BearerToken(app, token)
+    return BearerToken(app, keys) if keys.required else app
 
 
 class ReadTimeoutH11(H11Protocol):
@@ -319,10 +326,11 @@ class ReadTimeoutH11(H11Protocol):
 def serve_http(server: MCPServer[State], settings: Settings) -> None:
     """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
     store = Store.from_settings(settings) if settings.redis_url else None
-    app = http_app(server, settings.mcp_host, settings.mcp_token, registry_for(store), store)
+    keys = Keyring(settings.mcp_token, settings.mcp_tokens_file)
+    app = http_app(server, settings.mcp_host, keys, registry_for(store), store)
     log.info("serving MCP over streamable HTTP", extra={
         "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
-        "token_required": settings.mcp_token is not None,
+        "token_required": keys.required, "tokens": [t["name"] for t in keys.listed()],
     })
     # log_config=None: keep uvicorn off its own handlers so its lines are JSON on stderr too.
     protocol = type("ReadTimeoutH11", (ReadTimeoutH11,),

@@ -150,8 +150,9 @@ class Cluster(Topology):
             _drop_clients(*(nodes.client(port) for port in nodes.alive()),
                           redis.Redis.from_url(self.broker))
             return
-        # Not a node the URL names: clients would have no node to learn the map from.
-        named = {int(part.rsplit(":", 1)[1]) for part in nodes.url.split("//")[1].split(",")}
+        # Not a node the clients' URL names (fixed when they started; ``nodes.url`` follows
+        # the nodes as they are replaced): a new client would have no node to learn from.
+        named = {int(part.rsplit(":", 1)[1]) for part in self.url.split("//")[1].split(",")}
         primaries = nodes.primaries()
         victim = self.rng.choice(sorted(set(primaries) - named) or sorted(primaries))
         if event == "failover":

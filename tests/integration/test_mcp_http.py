@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -223,3 +224,61 @@ def test_batches_ids_no_request_may_have_and_a_missing_session_get_their_own_err
     # A well-formed request is still served.
     status, _, text = _post(open_server, b'{"jsonrpc":"2.0","id":9,"method":"ping"}', headers)
     assert status == 200 and '"id":9' in text.replace(" ", ""), text
+
+
+@pytest.fixture
+def scoped_server(corpus: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """A server taking the tokens of a file: one ``read`` token, one ``operate``."""
+    tokens = corpus.parent / "tokens.json"
+    secrets = {}
+    for name, scopes in (("reader", "read"), ("operator", "read,operate")):
+        made = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "token", "--file",
+                               str(tokens), "add", name, "--scopes", scopes],
+                              capture_output=True, text=True, check=True)
+        secrets[name] = made.stdout.strip()
+    port = free_port()
+    proc = _serve(corpus, port, ROOKHAVEN_MCP_TOKENS_FILE=str(tokens))
+    try:
+        yield f"http://127.0.0.1:{port}/mcp", tokens, secrets
+    finally:
+        _stop(proc)
+
+
+async def _call(url: str, secret: str, tool: str, arguments: dict[str, object]) -> Any:
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {secret}"})
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        return await client.call_tool(tool, arguments)
+
+
+async def test_a_read_token_may_retrieve_but_not_submit_nor_start_runs(
+        scoped_server: tuple[str, Path, dict[str, str]]) -> None:
+    url, _, secrets = scoped_server
+    served = await _call(url, secrets["reader"], "retrieve", {"query": "crane faults"})
+    assert not served.is_error
+    for tool, arguments, scope in (
+            ("submit_retrieval", {"query": "crane faults"}, "submit"),
+            ("start_verification", {"all": True}, "operate"),
+            ("start_rerank", {"toEngine": "bm25@4"}, "operate")):
+        refused = await _call(url, secrets["reader"], tool, arguments)
+        assert refused.is_error, tool
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert f"token 'reader' may not call {tool}: it needs the '{scope}' scope" in text
+        assert secrets["reader"] not in text
+    # The operator's token passes the scope check (and meets what the tool itself says).
+    other = await _call(url, secrets["operator"], "start_verification", {"all": True})
+    assert "may not call" not in other.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_revoked_token_is_refused_at_its_next_request(
+        scoped_server: tuple[str, Path, dict[str, str]]) -> None:
+    url, tokens, secrets = scoped_server
+    assert not (await _call(url, secrets["reader"], "list_corpora", {})).is_error
+    subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "token", "--file", str(tokens),
+                    "revoke", "reader"], check=True)
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(url, headers={
+            "authorization": f"Bearer {secrets['reader']}", "content-type": "application/json",
+            "accept": "application/json, text/event-stream"}, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS})
+    assert response.status_code == 401
+    assert not (await _call(url, secrets["operator"], "list_corpora", {})).is_error
