@@ -76,6 +76,8 @@ class Settings:
     mcp_token: str | None = dataclasses.field(default=None, repr=False)
     mcp_tokens_file: Path | None = None
     mcp_read_timeout: float = 30.0
+    mcp_sessions_per_token: int = 32
+    mcp_session_idle: float = 120.0
     redis_timeout: float = 5.0
     redis_min_replicas: int = 0
     log_shards: int | None = None
@@ -353,6 +355,12 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_MCP_READ_TIMEOUT", "mcp_read_timeout", seconds(HOUR),
          "a connection to `rookhaven mcp --http` whose request is not wholly received this "
          "long after it began (or the connection opened) is dropped (seconds, at most an hour)"),
+    Spec("ROOKHAVEN_MCP_SESSIONS_PER_TOKEN", "mcp_sessions_per_token", whole(1, 100_000),
+         "MCP sessions one token may hold open over HTTP; past it that token alone gets 429 "
+         "with Retry-After (sessions)"),
+    Spec("ROOKHAVEN_MCP_SESSION_IDLE", "mcp_session_idle", seconds(HOUR),
+         "an MCP session over HTTP with no request for this long is closed and stops "
+         "counting against its token (seconds, at most an hour)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
          "how long one Redis connect or command may take, and how long a command that lost "

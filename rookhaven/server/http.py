@@ -31,6 +31,7 @@ from ..metrics import registry_for
 from ..reports import page_for
 from ..reports.written import made_now
 from ..store import Store
+from .sessions import SessionCaps
 from .stdio import NO_ID, NOT_A_MESSAGE, REQUEST_METHODS, readable_id, request_id, unreadable
 from .tokens import Grant, Keyring
 from .tools import State
@@ -265,14 +266,17 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
 
 
 def http_app(server: MCPServer[State], host: str, token: str | Keyring | None,
-             registry: CollectorRegistry | None = None, store: Store | None = None) -> ASGIApp:
+             registry: CollectorRegistry | None = None, store: Store | None = None,
+             sessions_per_token: int = 32, session_idle: float = 120.0) -> ASGIApp:
     """The server's streamable HTTP app at /mcp (and /metrics when given a registry, run
     pages at /runs/RUN_ID.html when given a store), behind the token check when there is
-    one."""
+    one, each token holding at most ``sessions_per_token`` sessions, each closed after
+    ``session_idle`` s without a request."""
     keys = token if isinstance(token, Keyring) else Keyring(token, None)
     check_bind(host, "required" if keys.required else None)
-    app: ASGIApp = ParseErrorIds(server.streamable_http_app(streamable_http_path=PATH,
-                                                            host=host))
+    app: ASGIApp = ParseErrorIds(server.streamable_http_app(
+        streamable_http_path=PATH, host=host, session_idle_timeout=session_idle))
+    app = SessionCaps(app, PATH, sessions_per_token, session_idle)
     if registry is not None:
         app = with_metrics(app, registry)
     if store is not None:
@@ -327,7 +331,8 @@ def serve_http(server: MCPServer[State], settings: Settings) -> None:
     """Serve until interrupted on settings.mcp_host:mcp_port; logs go through our handlers."""
     store = Store.from_settings(settings) if settings.redis_url else None
     keys = Keyring(settings.mcp_token, settings.mcp_tokens_file)
-    app = http_app(server, settings.mcp_host, keys, registry_for(store), store)
+    app = http_app(server, settings.mcp_host, keys, registry_for(store), store,
+                   settings.mcp_sessions_per_token, settings.mcp_session_idle)
     log.info("serving MCP over streamable HTTP", extra={
         "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
         "token_required": keys.required, "tokens": [t["name"] for t in keys.listed()],

@@ -3,13 +3,18 @@ refused before anything listens, and with a token set every request must carry i
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -282,3 +287,77 @@ async def test_a_revoked_token_is_refused_at_its_next_request(
             "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE_PARAMS})
     assert response.status_code == 401
     assert not (await _call(url, secrets["operator"], "list_corpora", {})).is_error
+
+
+FLOOD, CAP = int(os.environ.get("ROOKHAVEN_TEST_SESSION_FLOOD", "12000")), 50
+
+
+def _rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def _flood(port: int, secret: str, count: int, threads: int = 16) -> Counter[int]:
+    """``count`` initialize requests, each opening a session, from ``threads`` keep-alive
+    connections: how many got each status (-429: a 429 without a Retry-After of a second or
+    more)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": INITIALIZE_PARAMS}).encode()
+    headers = {"authorization": f"Bearer {secret}", "content-type": "application/json",
+               "accept": "application/json, text/event-stream"}
+    statuses: Counter[int] = Counter()
+
+    def worker(share: int) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        for _ in range(share):
+            connection.request("POST", "/mcp", body=body, headers=headers)
+            reply = connection.getresponse()
+            reply.read()
+            waits = int(reply.getheader("retry-after", "0"))
+            statuses[reply.status if reply.status != 429 or waits >= 1 else -429] += 1
+        connection.close()
+
+    pool = [threading.Thread(target=worker, args=(count // threads,)) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return statuses
+
+
+@pytest.mark.slow
+async def test_one_token_opening_sessions_by_the_thousand_crowds_out_no_other(
+        corpus: Path) -> None:
+    tokens = corpus.parent / "tokens.json"
+    secrets = {}
+    for name in ("flooder", "neighbour"):
+        made = subprocess.run([sys.executable, "-m", "rookhaven.cli.main", "token", "--file",
+                               str(tokens), "add", name, "--scopes", "read"],
+                              capture_output=True, text=True, check=True)
+        secrets[name] = made.stdout.strip()
+    port = free_port()
+    proc = _serve(corpus, port, ROOKHAVEN_MCP_TOKENS_FILE=str(tokens),
+                  ROOKHAVEN_MCP_SESSIONS_PER_TOKEN=str(CAP))
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        assert not (await _call(url, secrets["neighbour"], "retrieve", {"query": "crane"})).is_error
+        before = _rss_mib(proc.pid)
+        results: list[Counter[int]] = []
+        flood = threading.Thread(target=lambda: results.append(
+            _flood(port, secrets["flooder"], FLOOD)))
+        flood.start()
+        during = await _call(url, secrets["neighbour"], "retrieve", {"query": "tide"})
+        assert flood.is_alive(), "the flood ended before the neighbour's call: raise FLOOD"
+        flood.join()
+        # Measured before the neighbour's next call, whose ranking may load the compiled
+        # kernels (about 100 MiB, the flood's or not).
+        grown = _rss_mib(proc.pid) - before
+        assert not during.is_error
+        (statuses,) = results
+        assert statuses[200] == CAP and statuses[429] == FLOOD - CAP, statuses
+        assert not (await _call(url, secrets["neighbour"], "retrieve", {"query": "berth"})).is_error
+        assert grown < 64, f"the server grew {grown:.0f} MiB under the flood"
+        print(f"\n{FLOOD} initializes from one token: {statuses[200]} sessions, "
+              f"{statuses[429]} refused with 429; the server grew {grown:.1f} MiB")
+    finally:
+        _stop(proc)

@@ -1,0 +1,61 @@
+"""Sessions per token: past its cap a token alone gets 429, a session ended or idle stops
+counting, and requests in flight keep a session counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from rookhaven.server.sessions import SessionCaps
+from rookhaven.server.tokens import Grant
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_token_past_its_cap_gets_429_and_no_other_token_does() -> None:
+    clock, opened = Clock(), [0]
+
+    async def sdk(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        headers = []
+        if not dict(scope["headers"]).get(b"mcp-session-id"):
+            opened[0] += 1
+            headers.append((b"mcp-session-id", f"s{opened[0]}".encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    caps = SessionCaps(sdk, "/mcp", per_token=2, idle=60, clock=clock)
+
+    async def call(token: str, method: str = "POST", sid: bytes | None = None,
+                   ) -> tuple[int, dict[bytes, bytes]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        headers = [(b"mcp-session-id", sid)] if sid else []
+        await caps({"type": "http", "path": "/mcp", "method": method, "headers": headers,
+                    "state": {"grant": Grant(token, frozenset({"read"}))}}, None, send)
+        return sent[0]["status"], dict(sent[0]["headers"])
+
+    async def main() -> None:
+        assert (await call("a"))[0] == 200 and (await call("a"))[0] == 200
+        status, headers = await call("a")
+        assert status == 429 and headers[b"retry-after"] == b"60"
+        assert (await call("b"))[0] == 200  # another token is not crowded out
+        assert (await call("a", "DELETE", b"s1"))[0] == 200  # ended: no longer counted
+        assert caps.open_for("a") == 1 and (await call("a"))[0] == 200
+        clock.now = 30
+        assert (await call("a", "POST", b"s2"))[0] == 200  # used at 30: idles out at 90
+        clock.now = 61
+        assert caps.open_for("a") == 1  # s4 (opened at 0) idled out; s2 was used since
+        clock.now = 91
+        assert caps.open_for("a") == 0 and caps.open_for("b") == 0
+
+    anyio.run(main)
