@@ -31,6 +31,7 @@ from .settingvalues import (
     engine,
     is_utf8,
     key_prefix,
+    per_second,
     seconds,
     text,
     whole,
@@ -78,6 +79,7 @@ class Settings:
     mcp_read_timeout: float = 30.0
     mcp_sessions_per_token: int = 32
     mcp_session_idle: float = 120.0
+    mcp_requests_per_second: float = 50.0
     redis_timeout: float = 5.0
     redis_min_replicas: int = 0
     log_shards: int | None = None
@@ -361,6 +363,10 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_MCP_SESSION_IDLE", "mcp_session_idle", seconds(HOUR),
          "an MCP session over HTTP with no request for this long is closed and stops "
          "counting against its token (seconds, at most an hour)"),
+    Spec("ROOKHAVEN_MCP_REQUESTS_PER_SECOND", "mcp_requests_per_second",
+         per_second(100_000),
+         "HTTP requests a second one token may send on average (bursts of twice that); past "
+         "it that token alone gets 429 with Retry-After (requests a second)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
          "how long one Redis connect or command may take, and how long a command that lost "

@@ -64,6 +64,18 @@ def seconds(maximum: float) -> Callable[[str], float]:
     return parse
 
 
+def per_second(maximum: float) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and 0 < value <= maximum):
+            raise ValueError(f"must be a number a second > 0 and <= {maximum:.0f}")
+        return value
+    return parse
+
+
 def text(raw: str) -> str:
     if not raw.strip():
         raise ValueError("must not be empty")

@@ -31,6 +31,7 @@ from ..metrics import registry_for
 from ..reports import page_for
 from ..reports.written import made_now
 from ..store import Store
+from .rates import RateLimits
 from .sessions import SessionCaps
 from .stdio import NO_ID, NOT_A_MESSAGE, REQUEST_METHODS, readable_id, request_id, unreadable
 from .tokens import Grant, Keyring
@@ -267,11 +268,12 @@ def _with_id(messages: list[Any], request: bytes) -> list[Any]:
 
 def http_app(server: MCPServer[State], host: str, token: str | Keyring | None,
              registry: CollectorRegistry | None = None, store: Store | None = None,
-             sessions_per_token: int = 32, session_idle: float = 120.0) -> ASGIApp:
+             sessions_per_token: int = 32, session_idle: float = 120.0,
+             requests_per_second: float = 50.0) -> ASGIApp:
     """The server's streamable HTTP app at /mcp (and /metrics when given a registry, run
     pages at /runs/RUN_ID.html when given a store), behind the token check when there is
     one, each token holding at most ``sessions_per_token`` sessions, each closed after
-    ``session_idle`` s without a request."""
+    ``session_idle`` s without a request, and sending at most ``requests_per_second``."""
     keys = token if isinstance(token, Keyring) else Keyring(token, None)
     check_bind(host, "required" if keys.required else None)
     app: ASGIApp = ParseErrorIds(server.streamable_http_app(
@@ -281,6 +283,7 @@ def http_app(server: MCPServer[State], host: str, token: str | Keyring | None,
         app = with_metrics(app, registry)
     if store is not None:
         app = with_pages(app, store)
+    app = RateLimits(app, requests_per_second)
     return BearerToken(app, keys) if keys.required else app
 
 
@@ -332,7 +335,8 @@ def serve_http(server: MCPServer[State], settings: Settings) -> None:
     store = Store.from_settings(settings) if settings.redis_url else None
     keys = Keyring(settings.mcp_token, settings.mcp_tokens_file)
     app = http_app(server, settings.mcp_host, keys, registry_for(store), store,
-                   settings.mcp_sessions_per_token, settings.mcp_session_idle)
+                   settings.mcp_sessions_per_token, settings.mcp_session_idle,
+                   settings.mcp_requests_per_second)
     log.info("serving MCP over streamable HTTP", extra={
         "url": f"http://{settings.mcp_host}:{settings.mcp_port}{PATH}",
         "token_required": keys.required, "tokens": [t["name"] for t in keys.listed()],

@@ -1,5 +1,5 @@
-"""Sessions per token: past its cap a token alone gets 429, a session ended or idle stops
-counting, and requests in flight keep a session counted."""
+"""Limits per token: past its sessions or its rate a token alone gets 429; a session ended
+or idle stops counting, and requests in flight keep a session counted."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 
+from rookhaven.server.rates import RateLimits
 from rookhaven.server.sessions import SessionCaps
 from rookhaven.server.tokens import Grant
 
@@ -57,5 +58,37 @@ def test_a_token_past_its_cap_gets_429_and_no_other_token_does() -> None:
         assert caps.open_for("a") == 1  # s4 (opened at 0) idled out; s2 was used since
         clock.now = 91
         assert caps.open_for("a") == 0 and caps.open_for("b") == 0
+
+    anyio.run(main)
+
+
+def test_a_token_past_its_rate_gets_429_until_its_bucket_refills_and_others_go_on() -> None:
+    clock, served = Clock(), []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        served.append(scope["state"]["grant"].name)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+
+    limits = RateLimits(app, per_second=5, clock=clock)
+
+    async def call(token: str) -> tuple[int, dict[bytes, bytes]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await limits({"type": "http", "path": "/mcp", "method": "POST", "headers": [],
+                      "state": {"grant": Grant(token, frozenset({"read"}))}}, None, send)
+        return sent[0]["status"], dict(sent[0]["headers"])
+
+    async def main() -> None:
+        assert [(await call("a"))[0] for _ in range(10)] == [200] * 10  # a burst of 2x
+        status, headers = await call("a")
+        assert status == 429 and headers[b"retry-after"] == b"1"
+        assert (await call("b"))[0] == 200
+        clock.now = 0.2  # one request's worth back (5 a second)
+        assert (await call("a"))[0] == 200 and (await call("a"))[0] == 429
+        clock.now = 100.0  # refilled to the burst, not beyond
+        assert [(await call("a"))[0] for _ in range(11)] == [200] * 10 + [429]
 
     anyio.run(main)
