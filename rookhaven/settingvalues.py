@@ -51,7 +51,8 @@ def whole(minimum: int, maximum: int) -> Callable[[str], int]:
     return parse
 
 
-def seconds(maximum: float) -> Callable[[str], float]:
+def positive(maximum: float, unit: str) -> Callable[[str], float]:
+    """A finite number above 0 and at most ``maximum``, of ``unit`` (for the message)."""
     def parse(raw: str) -> float:
         try:
             value = float(raw.strip())
@@ -59,21 +60,17 @@ def seconds(maximum: float) -> Callable[[str], float]:
             value = math.nan
         # Not "value <= 0": NaN compares false with everything and must be refused too.
         if not (math.isfinite(value) and 0 < value <= maximum):
-            raise ValueError(f"must be a number of seconds > 0 and <= {maximum:.0f}")
+            raise ValueError(f"must be a number {unit} > 0 and <= {maximum:.0f}")
         return value
     return parse
+
+
+def seconds(maximum: float) -> Callable[[str], float]:
+    return positive(maximum, "of seconds")
 
 
 def per_second(maximum: float) -> Callable[[str], float]:
-    def parse(raw: str) -> float:
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and 0 < value <= maximum):
-            raise ValueError(f"must be a number a second > 0 and <= {maximum:.0f}")
-        return value
-    return parse
+    return positive(maximum, "a second")
 
 
 def text(raw: str) -> str:

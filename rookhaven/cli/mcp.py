@@ -71,8 +71,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if (args.mcp_host or args.mcp_port) and not args.http:
         raise ConfigError("--host and --port apply only with --http")
     if args.http:
-        check_bind(settings.mcp_host, settings.mcp_token or (
-            str(settings.mcp_tokens_file) if settings.mcp_tokens_file else None))
+        check_bind(settings.mcp_host, settings.mcp_token is not None
+                   or settings.mcp_tokens_file is not None)
     if settings.redis_url is not None:
         # Jobs go through the broker: a URL that cannot be one is refused here in one line,
         # not inside the server's task group as an exception group.

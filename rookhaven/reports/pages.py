@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
+from ..rerank.runner import summarize
 from ..verification.models import ALARMS
 from . import svg
 from .views import A_LOT, Hit, Made, Mover, RerankView, VerificationView, degree
@@ -79,15 +80,14 @@ def rerank_page(view: RerankView) -> str:
                 "compared query; the side-by-side rankings below show the "
                 f"{len(view.movers)} that moved most (lowest rank-biased overlap).</p>")
     body.append('<div class="charts">' + "".join(_rerank_charts(changes)) + "</div>")
+    summary = summarize(view.run_id, rows)
     body.append(_table([
-        ("mean overlap@k", _mean(_avg([c["overlap_at_k"] for c in changes]))),
-        ("mean Kendall's tau", _mean(_avg([c["kendall_tau"] for c in changes
-                                           if c["kendall_tau"] is not None]))),
-        ("mean RBO", _mean(_avg([c["rbo"] for c in changes]))),
-        ("documents gained / lost", f"{sum(len(c['gained']) for c in changes):,} / "
-                                    f"{sum(len(c['lost']) for c in changes):,}"),
-        ("largest rank displacement", str(max((c["max_displacement"] for c in changes),
-                                              default=0))),
+        ("mean overlap@k", _mean(summary.mean_overlap_at_k)),
+        ("mean Kendall's tau", _mean(summary.mean_kendall_tau)),
+        ("mean RBO", _mean(summary.mean_rbo)),
+        ("documents gained / lost", f"{summary.documents_gained:,} / "
+                                    f"{summary.documents_lost:,}"),
+        ("largest rank displacement", str(summary.max_displacement)),
     ], "means"))
     body.append("<h2>The queries that moved most</h2>")
     if not view.movers:
@@ -96,10 +96,6 @@ def rerank_page(view: RerankView) -> str:
         body.append('<div id="movers">' + "".join(_mover(m) for m in view.movers) + "</div>")
     body.append(_made(view.made))
     return _shell(f"Re-ranking {view.run_id}", "".join(body))
-
-
-def _avg(values: list[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
 
 
 def _rerank_verdict(view: RerankView, degrees: Counter[str], target: str) -> str:

@@ -37,7 +37,7 @@ from .ports import Backend
 from .protocol import explain_invalid_params, one_page
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
-from .tokens import TOOL_SCOPES, Grant
+from .tokens import TOOL_SCOPES, Grant, grant_of
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
 from .toolsearch import search_tools
 
@@ -58,9 +58,8 @@ def granted(context: Any) -> Grant | None:
     """The grant of the token an HTTP request carried (server.tokens), None over stdio or
     without tokens: there every caller is the operator's own process."""
     request = getattr(getattr(context, "request_context", None), "request", None)
-    state = getattr(request, "scope", {}).get("state", {}) if request is not None else {}
-    grant = state.get("grant") if isinstance(state, dict) else None
-    return grant if isinstance(grant, Grant) else None
+    scope = getattr(request, "scope", None)
+    return grant_of(scope) if isinstance(scope, dict) else None
 
 
 class RookhavenServer(MCPServer[State]):

@@ -95,9 +95,9 @@ async def _unauthorized(send: Send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse a non-loopback bind without a token, before anything listens."""
-    if token is None and not is_loopback(host):
+def check_bind(host: str, guarded: bool) -> None:
+    """Refuse a non-loopback bind that no token guards, before anything listens."""
+    if not guarded and not is_loopback(host):
         raise ConfigError(f"refusing to serve MCP on {host}, which is not loopback, without a "
                           "token: set ROOKHAVEN_MCP_TOKEN or ROOKHAVEN_MCP_TOKENS_FILE (clients "
                           "then send Authorization: Bearer <token>) or bind 127.0.0.1")
@@ -125,12 +125,13 @@ def with_pages(app: ASGIApp, store: Store) -> ASGIApp:
         except StoreUnavailableError as exc:
             await _plain(send, 503, f"{exc}\n".encode())
             return
-        body = page.encode() if scope["method"] == "GET" else b""
+        body = page.encode()
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"text/html; charset=utf-8"),
-            (b"content-length", str(len(page.encode())).encode()),
+            (b"content-length", str(len(body)).encode()),
             (b"content-security-policy", PAGE_POLICY)]})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body",
+                    "body": body if scope["method"] == "GET" else b""})
     return route
 
 
@@ -275,7 +276,7 @@ def http_app(server: MCPServer[State], host: str, token: str | Keyring | None,
     one, each token holding at most ``sessions_per_token`` sessions, each closed after
     ``session_idle`` s without a request, and sending at most ``requests_per_second``."""
     keys = token if isinstance(token, Keyring) else Keyring(token, None)
-    check_bind(host, "required" if keys.required else None)
+    check_bind(host, keys.required)
     app: ASGIApp = ParseErrorIds(server.streamable_http_app(
         streamable_http_path=PATH, host=host, session_idle_timeout=session_idle))
     app = SessionCaps(app, PATH, sessions_per_token, session_idle)

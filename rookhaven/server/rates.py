@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .tokens import Grant
+from .tokens import grant_of
 
 
 class RateLimits:
@@ -29,8 +29,8 @@ class RateLimits:
         self._buckets: dict[str, tuple[float, float]] = {}  # token -> (level, when)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        grant = scope.get("state", {}).get("grant") if scope["type"] == "http" else None
-        if not isinstance(grant, Grant):
+        grant = grant_of(scope)
+        if grant is None:
             await self.app(scope, receive, send)
             return
         now = self._clock()
@@ -38,15 +38,20 @@ class RateLimits:
         level = min(self._burst, level + (now - when) * self._rate)
         if level < 1:
             self._buckets[grant.name] = (level, now)
-            wait = max(1, math.ceil((1 - level) / self._rate))
-            body = (b'{"error":"too many requests","detail":"this token sends more than '
-                    b'ROOKHAVEN_MCP_REQUESTS_PER_SECOND allows: retry after the seconds '
-                    b'Retry-After says"}')
-            await send({"type": "http.response.start", "status": 429, "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(wait).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await too_many(send, b"this token sends more than ROOKHAVEN_MCP_REQUESTS_PER_"
+                                 b"SECOND allows", max(1, math.ceil((1 - level) / self._rate)))
             return
         self._buckets[grant.name] = (level - 1, now)
         await self.app(scope, receive, send)
+
+
+async def too_many(send: Send, why: bytes, wait: int) -> None:
+    """A 429 saying ``why`` and when to retry (``wait`` s), for a token past one of its
+    limits (this module's, server.sessions')."""
+    body = (b'{"error":"too many requests","detail":"' + why
+            + b': retry after the seconds Retry-After says"}')
+    await send({"type": "http.response.start", "status": 429, "headers": [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", str(wait).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .tokens import Grant
+from .rates import too_many
+from .tokens import grant_of
 
 HEADER = b"mcp-session-id"
 
@@ -50,8 +51,8 @@ class SessionCaps:
         return len(self._by_token.get(token, ()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        grant = scope.get("state", {}).get("grant") if scope["type"] == "http" else None
-        if not isinstance(grant, Grant) or scope["path"] != self._path:
+        grant = grant_of(scope)
+        if grant is None or scope["path"] != self._path:
             await self.app(scope, receive, send)
             return
         now = self._clock()
@@ -72,7 +73,7 @@ class SessionCaps:
             token = grant.name
             held = self._by_token.get(token, set())
             if len(held) + self._opening.get(token, 0) >= self._cap:
-                await self._refuse(send, token, held, now)
+                await self._refuse(send, held, now)
                 return
             self._opening[token] = self._opening.get(token, 0) + 1
             settled = [False]
@@ -98,17 +99,11 @@ class SessionCaps:
             await send(message)
         return noted
 
-    async def _refuse(self, send: Send, token: str, held: set[bytes], now: float) -> None:
+    async def _refuse(self, send: Send, held: set[bytes], now: float) -> None:
         soonest = min((self._sessions[s].used for s in held), default=now) + self._idle
-        wait = max(1, math.ceil(soonest - now))
-        body = (b'{"error":"too many sessions","detail":"this token holds its '
-                + str(self._cap).encode() + b' sessions (ROOKHAVEN_MCP_SESSIONS_PER_TOKEN): '
-                b'end one (DELETE) or retry after the seconds Retry-After says"}')
-        await send({"type": "http.response.start", "status": 429, "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"retry-after", str(wait).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await too_many(send, b"this token holds its " + str(self._cap).encode()
+                       + b" sessions (ROOKHAVEN_MCP_SESSIONS_PER_TOKEN): end one (DELETE) or "
+                         b"wait", max(1, math.ceil(soonest - now)))
 
     def _expire(self, token: str, now: float) -> None:
         """Forget ``token``'s sessions the SDK has closed for idleness by now."""

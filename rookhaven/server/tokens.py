@@ -21,7 +21,7 @@ import json
 import os
 import secrets
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,13 @@ class Entry:
     name: str
     sha256: bytes  # the hex digest's bytes, as compared
     scopes: frozenset[str]
+
+
+def grant_of(scope: Mapping[str, Any]) -> Grant | None:
+    """The grant the token check put with an HTTP request's ASGI scope, if any."""
+    state = scope.get("state") if scope.get("type") == "http" else None
+    grant = state.get("grant") if isinstance(state, dict) else None
+    return grant if isinstance(grant, Grant) else None
 
 
 def digest(secret: str | bytes) -> bytes:
@@ -157,7 +164,7 @@ class Keyring:
             seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
         except FileNotFoundError:
             seen = None
-        if seen != self._seen or seen is None:
+        if seen != self._seen:  # a file gone since is no tokens: read_file says so
             self._entries = [*self._fixed, *read_file(self._path)]
             self._seen = seen
 

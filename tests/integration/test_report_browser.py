@@ -10,30 +10,18 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import fakeredis
 import pytest
 
-from rookhaven import Document, RetrievalRequest
-from rookhaven.config import Settings
 from rookhaven.pipeline import Pipeline
-from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.reports import page_for, verification_page
 from rookhaven.reports.views import MOVERS, Made, VerificationView
 from rookhaven.rerank import Reranker, RerankSpec
-from rookhaven.store import Store
 from rookhaven.verification.models import Selection, Verdict, VerificationRun
 from tests.conftest import ROOT
+from tests.rerank_support import NEW, OLD, REQUESTS, history, rerun, titled
 
 ARTIFACTS = ROOT / ".cache" / "artifacts"
 MADE = Made("0.1.0", "2026-12-07 08:00:00 UTC")
-DOCS = [Document(id=f"d{i:03d}", text=f"crane {i % 7} berth {i % 5} tide {i % 3} pilot {i % 11}",
-                 fields={"title": f"berth report {i}"}) for i in range(120)]
-EDITED = ([d.model_copy(update={"text": d.text.replace("crane", "gantry")}) if i % 4 == 0 else d
-           for i, d in enumerate(DOCS) if i % 9 != 8]
-          + [Document(id=f"n{i}", text=f"crane {i} tide pilot pilot") for i in range(8)])
-REQUESTS = [RetrievalRequest(query=f"crane {i % 7} and tide {i % 3}", recallBudget=3 + i % 8,
-                             seed=f"s{i}") for i in range(60)]
-
 
 def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -70,28 +58,18 @@ def _text(html: str) -> str:
 
 @pytest.fixture
 def pipeline() -> Iterator[Pipeline]:
-    client = fakeredis.FakeRedis()
-    pipe = inline_pipeline(Store(client, "b"), Settings(engine="bm25@6", batch_size=20))
-    pipe.add_corpus(DOCS, "berths")
-    pipe.submit_many(REQUESTS, "berths")
-    pipe.add_corpus(EDITED, "berths")
-    yield pipe
-    client.close()
+    yield from history("b", titled(OLD), titled(NEW))
 
 
 @pytest.mark.slow
 def test_a_rerank_page_shows_its_verdict_pictures_and_movers_in_a_browser(
         pipeline: Pipeline, tmp_path: Path) -> None:
-    spec = RerankSpec(source="audits", corpus=pipeline.store.corpora.resolve("berths@1"),
-                      target_corpus=pipeline.store.corpora.resolve("berths@2"), chunk=10)
-    reranker = Reranker(pipeline)
-    run_id = reranker.start(spec)
-    reranker.run(run_id)
+    run_id = rerun(pipeline, chunk=10)
     dom = rendered(page_for(pipeline.store, run_id, MADE), "rerank", tmp_path)
     verdict = _text(re.search(r'<p id="verdict"[^>]*>(.*?)</p>', dom, re.S).group(1))  # type: ignore[union-attr]
-    assert re.fullmatch(r"Switching to corpus berths@2 \(sha256:[0-9a-f]{64}\) changes the "
-                        r"ranking of \d+ of 60 queries \([\d.]+%\): \d+ a lot, \d+ a little; "
-                        r"\d+ are unchanged\.", verdict), verdict
+    assert re.fullmatch(r"Switching to corpus port@2 \(sha256:[0-9a-f]{64}\) changes the "
+                        rf"ranking of \d+ of {len(REQUESTS)} queries \([\d.]+%\): \d+ a lot, "
+                        r"\d+ a little; \d+ are unchanged\.", verdict), verdict
     # The pictures as drawn: every compared query in each, as many bars as bins.
     for label, bins in (("queries by how much their ranking changed", 4),
                         ("share of the top k kept", 10),
@@ -99,19 +77,19 @@ def test_a_rerank_page_shows_its_verdict_pictures_and_movers_in_a_browser(
         chart = dom[dom.index(f'aria-label="{label}'):]
         counts = [int(c) for c in re.findall(r'data-count="(\d+)"',
                                              chart[:chart.index("</svg>")])]
-        assert len(counts) == bins and sum(counts) == 60, (label, counts)
+        assert len(counts) == bins and sum(counts) == len(REQUESTS), (label, counts)
     movers = re.findall(r'<section class="mover">(.*?)</section>', dom, re.S)
     assert 0 < len(movers) <= MOVERS
     for mover in movers:
         assert "<th>before</th><th>after</th>" in mover
         assert re.search(r'class="(gained|lost|moved)"', mover)
-        assert "berth report" in mover  # titles shown beside ids
+        assert re.search(r"</code> — report (d|n)\d+", mover)  # titles shown beside ids
 
 
 @pytest.mark.slow
 def test_an_empty_run_and_a_verification_with_alarms_render_in_a_browser(
         pipeline: Pipeline, tmp_path: Path) -> None:
-    spec = RerankSpec(source="file", requests=[], baseline="berths@1",
+    spec = RerankSpec(source="file", requests=[], baseline="port@1",
                       provider="bm25@4")
     reranker = Reranker(pipeline)
     run_id = reranker.start(spec)

@@ -32,9 +32,9 @@ def test_anything_else_counts_as_public(host: str) -> None:
 
 def test_a_public_bind_needs_a_token_and_loopback_does_not() -> None:
     with pytest.raises(ConfigError, match=r"refusing to serve MCP on 0\.0\.0\.0"):
-        check_bind("0.0.0.0", None)
-    check_bind("0.0.0.0", "token")
-    check_bind("127.0.0.1", None)
+        check_bind("0.0.0.0", False)
+    check_bind("0.0.0.0", True)
+    check_bind("127.0.0.1", False)
 
 
 def test_the_token_never_appears_in_the_settings_repr() -> None:

@@ -12,51 +12,25 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import fakeredis
 import pytest
 
-from rookhaven import Document, RetrievalRequest
+from rookhaven import Document
 from rookhaven.cli import report as report_cli
 from rookhaven.cli.main import main
-from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
 from rookhaven.pipeline import Pipeline
-from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.reports import page_for, rerank_page, verification_page
 from rookhaven.reports.views import A_LOT, MOVERS, Made, RerankView, VerificationView, degree
-from rookhaven.rerank import Reranker, RerankRow, RerankSpec
+from rookhaven.rerank import RerankRow, RerankSpec
+from rookhaven.rerank.runner import hit_ids
 from rookhaven.server.http import BearerToken, with_pages
-from rookhaven.store import Store
 from rookhaven.verification.models import Selection, Verdict, VerificationRun
+from tests.rerank_support import NEW, OLD, REQUESTS, history, rerun, titled
 
 MADE = Made("0.1.0", "2026-12-07 08:00:00 UTC")
-OLD = [Document(id=f"d{i:02d}", text=f"crane {i % 5} berth {i % 4} tide {i % 3} delay",
-                fields={"title": f"report {i}"}) for i in range(40)]
-NEW = ([d.model_copy(update={"text": d.text.replace("crane", "gantry")}) if i % 3 == 0 else d
-        for i, d in enumerate(OLD) if i % 7 != 6]
-       + [Document(id=f"n{i}", text=f"crane {i} tide delay delay") for i in range(5)])
-REQUESTS = [RetrievalRequest(query=f"crane {i % 5} and tide {i % 3}", recallBudget=1 + i % 6,
-                             seed=f"s{i}") for i in range(23)]
-
-
 @pytest.fixture
 def pipeline() -> Iterator[Pipeline]:
-    client = fakeredis.FakeRedis()
-    pipe = inline_pipeline(Store(client, "p"), Settings(engine="tfcosine@1", batch_size=5))
-    pipe.add_corpus(OLD, "port")
-    pipe.submit_many(REQUESTS, "port")
-    pipe.add_corpus(NEW, "port")
-    yield pipe
-    client.close()
-
-
-def _run(pipe: Pipeline, chunk: int = 4) -> str:
-    spec = RerankSpec(source="audits", corpus=pipe.store.corpora.resolve("port@1"),
-                      target_corpus=pipe.store.corpora.resolve("port@2"), chunk=chunk)
-    reranker = Reranker(pipe)
-    run_id = reranker.start(spec)
-    reranker.run(run_id)
-    return run_id
+    yield from history("p", titled(OLD), titled(NEW))
 
 
 def _bars(page: str, label: str) -> dict[str, int]:
@@ -73,7 +47,7 @@ def _self_contained(page: str) -> None:
 
 def test_a_finished_runs_page_says_what_changed_and_shows_the_movers_side_by_side(
         pipeline: Pipeline) -> None:
-    run_id = _run(pipeline)
+    run_id = rerun(pipeline)
     page = page_for(pipeline.store, run_id, MADE)
     _self_contained(page)
     rows = [RerankRow.model_validate_json(line) for index, chunk in
@@ -100,21 +74,19 @@ def test_a_finished_runs_page_says_what_changed_and_shows_the_movers_side_by_sid
         r.change["overlap_at_k"] for r in rows if r.change and r.change["rbo"] ==  # type: ignore[index]
         change["rbo"])
     for lost in change["lost"]:
-        assert re.search(rf'class="lost"><code>{lost}</code> — report \d+ \(lost\)', first)
+        assert f'class="lost"><code>{lost}</code> — report {lost} (lost)' in first
     for gained in change["gained"]:
         assert f'class="gained"><code>{gained}</code>' in first
     assert f"rookhaven verify --key {row.old_key}" in first
 
 
 def _hits(pipe: Pipeline, key: str | None) -> list[Document]:
-    from rookhaven.rerank.runner import hit_ids
-
     ids = hit_ids(pipe.store.results.get_many([key or ""])[0]) or []
     return [Document(id=i) for i in ids]
 
 
 def test_a_run_still_going_says_how_far_it_is(pipeline: Pipeline) -> None:
-    run_id = _run(pipeline, chunk=5)
+    run_id = rerun(pipeline, chunk=5)
     store = pipeline.store
     store.client.hdel(store.keys.rerank_chunks(run_id), "3", "4")  # two chunks to go
     page = page_for(store, run_id, MADE)
@@ -182,7 +154,7 @@ def test_report_refuses_an_unknown_run_and_an_unwritable_file_in_one_line_writin
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no re-ranking run 'rerank-0000'" in err
     assert not out.exists()
-    run_id = _run(pipeline)
+    run_id = rerun(pipeline)
     # /proc takes no new file, even from root: a directory nobody can write.
     assert main(["report", run_id, "--out", "/proc/rookhaven-page.html"]) != 0
     err = capsys.readouterr().err
@@ -195,7 +167,7 @@ def test_report_refuses_an_unknown_run_and_an_unwritable_file_in_one_line_writin
 
 def test_the_http_server_serves_a_runs_page_behind_its_token_read_only(
         pipeline: Pipeline) -> None:
-    run_id = _run(pipeline)
+    run_id = rerun(pipeline)
     seen: list[str] = []
 
     async def mcp(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -5,43 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import fakeredis
 import orjson
 import pytest
 
 from rookhaven import Document, RetrievalRequest, Retriever, retrieve
 from rookhaven.cli import rerank as rerank_cli
 from rookhaven.cli.main import build_parser
-from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
 from rookhaven.errors import InputError
 from rookhaven.pipeline import Pipeline
-from rookhaven.pipeline.inline import inline_pipeline
 from rookhaven.rerank import Reranker, RerankSpec, summarize
 from rookhaven.rerank.runner import hit_ids
-from rookhaven.store import Store
-
-OLD = [Document(id=f"d{i:02d}", text=f"crane {i % 5} berth {i % 4} tide {i % 3} delay")
-       for i in range(40)]
-# The next version: a third of the documents reworded, some removed, some added.
-NEW = ([d.model_copy(update={"text": d.text.replace("crane", "gantry")}) if i % 3 == 0 else d
-        for i, d in enumerate(OLD) if i % 7 != 6]
-       + [Document(id=f"n{i}", text=f"crane {i} tide delay delay") for i in range(5)])
-REQUESTS = [RetrievalRequest(query=f"crane {i % 5} and tide {i % 3}", recallBudget=1 + i % 6,
-                             seed=f"s{i}") for i in range(23)]
+from tests.rerank_support import NEW, OLD, REQUESTS, history
 
 
 @pytest.fixture
 def pipeline() -> Iterator[Pipeline]:
-    client = fakeredis.FakeRedis()
-    store = Store(client, "r")
-    settings = Settings(engine="tfcosine@1", batch_size=5)
-    pipe = inline_pipeline(store, settings)
-    pipe.add_corpus(OLD, "port")
-    pipe.submit_many(REQUESTS, "port")
-    pipe.add_corpus(NEW, "port")
-    yield pipe
-    client.close()
+    yield from history("r")
 
 
 @pytest.fixture
