@@ -19,6 +19,7 @@ from redis.exceptions import ClusterDownError, RedisClusterException, RedisError
 from redis.retry import Retry
 
 from ..errors import ConfigError, StoreUnavailableError
+from . import preload
 from .patience import Patience
 from .urls import ClusterURL, login
 
@@ -108,6 +109,8 @@ def client(url: ClusterURL, options: dict[str, Any]) -> RedisCluster:
     # redis-py gives a cluster's node clients only the options it knows (not a packer):
     # their commands are packed by its default (store.wire says what that costs).
     given.pop("command_packer", None)
+    # The cluster makes each node connection's handshake itself, then calls this.
+    given["redis_connect_func"] = preload.load
     if url.tls:
         given.update(ssl=True, **dict(url.tls_options))
     nodes = [ClusterNode(h, p) for h, p in url.nodes]  # type: ignore[no-untyped-call]

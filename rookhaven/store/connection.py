@@ -18,7 +18,7 @@ from redis.retry import Retry
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
-from . import cluster, urls
+from . import cluster, preload, urls
 from .patience import Patience
 from .urls import SentinelURL, StoreURL
 from .wire import Packer
@@ -30,7 +30,8 @@ def connect(url: str | StoreURL | None, timeout: float = 5.0) -> redis.Redis:
     connection is retried for up to ``timeout`` seconds."""
     where = url if isinstance(url, StoreURL) else urls.parse(url)
     options: dict[str, Any] = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
-                               "retry": Patience(timeout), "command_packer": Packer()}
+                               "retry": Patience(timeout), "command_packer": Packer(),
+                               "redis_connect_func": preload.connected}
     try:
         if where.sentinel is not None:
             return _primary(where.sentinel, options)
@@ -80,8 +81,10 @@ def _primary(url: SentinelURL, options: dict[str, Any]) -> redis.Redis:
     tls = url.tls_kwargs()
     # Each Sentinel is asked once per attempt (redis-py's default retries each up to 3 times
     # with pauses of seconds); the attempts are the data connection's Patience.
-    # A Sentinel's own client takes no command packer (its commands are small anyway).
-    asking = {**{k: v for k, v in options.items() if k != "command_packer"},
+    # A Sentinel's own client takes no command packer (its commands are small anyway) and
+    # loads no scripts.
+    asking = {**{k: v for k, v in options.items()
+                 if k not in ("command_packer", "redis_connect_func")},
               "retry": Retry(NoBackoff(), 0)}
     # Typed as Any: they are connection options, never Sentinel's own named parameters.
     connection: dict[str, Any] = {**options, **tls}

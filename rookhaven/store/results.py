@@ -1,11 +1,11 @@
 """Results and audit records, write-once under their content keys.
 
 Storing a result is also how its job finishes: a chunk's results and audits go in with one
-MSETNX (only if none of their keys exists), then one script (store.scripts.COMPLETE)
-appends their leaves to the transparency log (store.log), indexes the audits and marks the
-jobs done. Where a key exists, each is written if absent and compared: different bytes under
-an existing key are refused, recorded in the violations stream, logged and raised; nothing
-is ever overwritten.
+MSETNX (only if none of their keys exists) and, in the same MULTI/EXEC, one script
+(store.scripts.COMPLETE) appends their leaves to the transparency log (store.log), indexes
+the audits and marks the jobs done. Where a key exists, each is written if absent and
+compared: different bytes under an existing key are refused, recorded in the violations
+stream, logged and raised; nothing is ever overwritten.
 """
 
 from __future__ import annotations
@@ -184,10 +184,13 @@ class _Chunk:
         for item in self._items:
             pairs += [k.result(item.key), item.result, k.audit(item.key), item.audit]
         pairs += [receipt, b"1"]
-        round_.command("MSETNX", pairs[0::2], pairs, int)
-        # A chunk never holds a key twice (ResultStore.queue_put): every item is a result.
-        return round_.call(self._ctx.complete, self._keys(receipt),
-                           self._args("receipt", len(self._items), self._leaves), self._settled)
+        # One transaction: no reader, replica or AOF holds the results without their leaves.
+        with round_.together():
+            round_.command("MSETNX", pairs[0::2], pairs, int)
+            # A chunk never holds a key twice (ResultStore.queue_put): every item is a result.
+            return round_.call(self._ctx.complete, self._keys(receipt),
+                               self._args("receipt", len(self._items), self._leaves),
+                               self._settled)
 
     def _keys(self, receipt: str) -> list[str]:
         k = self._shard

@@ -5,11 +5,17 @@ pipeline of two scripts costs two round trips, the price of calling them one by 
 ``Round`` sends ``EVALSHA`` itself and loads a script only when Redis answers NOSCRIPT
 (after a restart, a ``SCRIPT FLUSH`` or a failover to a node that never ran it), re-sending
 just the calls that were refused: a script that ran is never run twice.
+
+Calls queued inside ``Round.together()`` go as one MULTI/EXEC (they share a slot): a reader,
+a replica or an AOF sees all of their writes or none, so a failover that loses the primary's
+last writes cannot keep a result and lose its log leaf
+(docs/adr/0055-a-result-and-its-leaf-in-one-transaction.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -80,6 +86,7 @@ class _Call:
     keys: Sequence[Any]
     args: Sequence[Any]
     command: str = ""
+    together: int | None = None  # calls with the same number go in one MULTI/EXEC
 
 
 class Round:
@@ -89,17 +96,31 @@ class Round:
         self._ctx = ctx
         self._calls: list[_Call] = []
         self._replies: list[Reply[Any]] = []
+        self._together: int | None = None
 
     def call(self, script: Script, keys: Sequence[Any], args: Sequence[Any],
              parse: Callable[[Any], T]) -> Reply[T]:
         """Queue ``script`` with ``keys`` and ``args``; its answer goes through ``parse``."""
-        return self._queue(_Call(script, keys, args), parse)
+        return self._queue(_Call(script, keys, args, together=self._together), parse)
 
     def command(self, name: str, keys: Sequence[Any], args: Sequence[Any],
                 parse: Callable[[Any], T]) -> Reply[T]:
         """Queue the plain command ``name`` (its arguments are ``args``; ``keys`` are the
         keys among them, the first deciding a cluster's node)."""
-        return self._queue(_Call(None, keys, args, name), parse)
+        return self._queue(_Call(None, keys, args, name, self._together), parse)
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """The calls queued inside run as one transaction: their keys must share a slot.
+        A script refused NOSCRIPT inside it is loaded and its call sent again alone (the
+        calls before it in the transaction ran)."""
+        if self._together is not None:
+            raise RuntimeError("Round.together() inside another")  # a bug, not input
+        self._together = len(self._calls)
+        try:
+            yield
+        finally:
+            self._together = None
 
     def _queue(self, call: _Call, parse: Callable[[Any], T]) -> Reply[T]:
         reply: Reply[T] = Reply(parse)
@@ -136,10 +157,7 @@ class Round:
         client = self._ctx.client
         if cluster.is_cluster(client):
             return self._execute_on_cluster(client, which)
-        pipe = client.pipeline(transaction=False)
-        for i in which:
-            _queue(pipe, self._calls[i])
-        return list(pipe.execute(raise_on_error=False))
+        return _pipelined(client.pipeline(transaction=False), [self._calls[i] for i in which])
 
     def _execute_on_cluster(self, client: Any, which: Sequence[int] | range) -> list[Any]:
         """One pipeline per primary, each call to the node its slot is on (redis-py's
@@ -154,26 +172,78 @@ class Round:
         answers: dict[int, Any] = {}
         for node, calls in by_node.values():
             pipe = client.get_redis_connection(node).pipeline(transaction=False)
-            for i in calls:
-                _queue(pipe, self._calls[i])
             try:
-                answers.update(zip(calls, pipe.execute(raise_on_error=False), strict=True))
+                answers.update(zip(calls, _pipelined(pipe, [self._calls[i] for i in calls]),
+                                   strict=True))
             except (RedisConnectionError, RedisTimeoutError) as exc:
-                # The node is gone (a failover under way): each call goes again alone,
-                # through the client that relearns the slots and waits for the new primary.
-                # A job script that had already run there does no harm run twice.
+                # The node is gone (a failover under way): each call (each transaction)
+                # goes again through the client that relearns the slots and waits for the
+                # new primary. A job script that had already run there does no harm run
+                # twice.
                 answers.update(dict.fromkeys(calls, ClusterDownError(str(exc))))
-        for i, answer in answers.items():
-            if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError):
+        again = [i for i, answer in answers.items()
+                 if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError)]
+        for run in _runs([self._calls[i] for i in again], again):
+            if len(run) == 1:
                 try:
-                    answers[i] = _queue(client, self._calls[i])
+                    answers[run[0]] = _queue(client, self._calls[run[0]])
                 except ResponseError as exc:  # NOSCRIPT on the slot's new node, a refusal
-                    answers[i] = exc
+                    answers[run[0]] = exc
+                continue
+            # A transaction refused unrun (MOVED at queueing aborts it) goes again whole,
+            # through redis-py's cluster transaction, which follows the slot.
+            pipe = client.pipeline(transaction=True)
+            for i in run:
+                _queue(pipe, self._calls[i])
+            answers.update(zip(run, pipe.execute(raise_on_error=False), strict=True))
         return [answers[i] for i in which]
 
 
 def _same(value: Any) -> Any:
     return value
+
+
+def _runs(calls: Sequence[_Call], labels: Sequence[int]) -> Iterator[list[int]]:
+    """``labels`` cut into runs: a call alone, or consecutive calls of one transaction."""
+    run: list[int] = []
+    for at, call in enumerate(calls):
+        if run and (call.together is None or calls[at - 1].together != call.together):
+            yield run
+            run = []
+        run.append(labels[at])
+    if run:
+        yield run
+
+
+def _pipelined(pipe: Any, calls: list[_Call]) -> list[Any]:
+    """Send ``calls`` on the non-transactional ``pipe``, each transaction's between MULTI and
+    EXEC: one answer per call (a call refused at queueing keeps its own error; the others of
+    its transaction get EXEC's)."""
+    runs = list(_runs(calls, range(len(calls))))
+    for run in runs:
+        if len(run) > 1:
+            pipe.execute_command("MULTI")
+        for at in run:
+            _queue(pipe, calls[at])
+        if len(run) > 1:
+            pipe.execute_command("EXEC")
+    raw = iter(pipe.execute(raise_on_error=False))
+    answers: list[Any] = []
+    for run in runs:
+        if len(run) == 1:
+            answers.append(next(raw))
+            continue
+        opened = next(raw)
+        queued = [next(raw) for _ in run]
+        done = next(raw)
+        if isinstance(opened, Exception):
+            done = opened
+        for at, answer in enumerate(queued):
+            if isinstance(answer, Exception):
+                answers.append(answer)
+            else:
+                answers.append(done[at] if isinstance(done, list) else done)
+    return answers
 
 
 def _queue(target: Any, call: _Call) -> Any:

@@ -299,11 +299,12 @@ return out
 # KEYS[10..13] = audits_by_time, audits_by_corpus, log leaves, receipt;
 # ARGV[3..6] = the key prefix of the level-0 log tiles, hashes per tile, mode, how many
 # results this chunk stored; ARGV[7..] = per job: id, log leaf bytes, its leaf hash (32 bytes).
-# The chunk's results and audits are written before this runs, outside Lua (copying ~5 KB a
-# job into a script costs more than the rest of it). Mode 'receipt': they went in with one
-# MSETNX that also set the receipt key; if the receipt is absent the MSETNX refused (some key
-# existed) and nothing is done here ({'refused'}: the caller writes key by key and compares).
-# Mode 'checked': the caller has written and compared every key.
+# The chunk's results and audits are written before this runs, in the same MULTI/EXEC but
+# outside Lua (copying ~5 KB a job into a script costs more than the rest of it). Mode
+# 'receipt': they went in with one MSETNX that also set the receipt key; if the receipt is
+# absent the MSETNX refused (some key existed) and nothing is done here ({'refused'}: the
+# caller writes key by key and compares). Mode 'checked': the caller has written and
+# compared every key.
 # Per job: 'done' (job moved to done), 'already-done' or 'stored' (no job record). A result
 # gets its log leaf here unless the log has it (a result lost and recomputed, same bytes):
 # the log's order is the order in which this script ran, so concurrent workers never fork
@@ -386,6 +387,10 @@ if #done > 0 then
 end
 return out
 """
+
+# The scripts store.rounds calls inside a MULTI/EXEC: every new connection loads them
+# (store.preload), as NOSCRIPT inside a transaction comes after the commands before it ran.
+TRANSACTED = (COMPLETE,)
 
 # KEYS[10] = violations; ARGV[3..5] = id, result key, what ('result' or 'audit'). Different
 # bytes were offered under an existing key: recorded, nothing stored, the job failed.

@@ -15,6 +15,7 @@ resubmit) brings back every lost result with the same key and bytes.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -28,7 +29,7 @@ from rookhaven.config import Settings
 from rookhaven.errors import RookhavenError
 from rookhaven.pipeline import Executor, Pipeline
 from rookhaven.pipeline.inline import InlineDispatcher, inline_pipeline
-from rookhaven.store import Store
+from rookhaven.store import Store, preload
 from tests.conftest import ROOT, free_port, start_redis_server, wait_until
 from tests.integration.test_pipeline_outages import Broker
 
@@ -227,3 +228,98 @@ def test_the_shipped_redis_config_is_accepted_and_durable(tmp_path: Path) -> Non
     assert config == {"appendonly": "yes", "appendfsync": "always",
                       "aof-use-rdb-preamble": "yes", "maxmemory-policy": "noeviction",
                       "no-appendfsync-on-rewrite": "no"}
+
+
+def test_an_aof_cut_anywhere_holds_a_result_with_its_log_leaf_or_neither(
+        tmp_path: Path) -> None:
+    """What a replica or an AOF holds when its primary dies is a prefix of the primary's
+    write stream. Cut the AOF after every command that stores results (and after others) and
+    load each prefix: a result is there only with its log leaf and its job done, else none
+    of them is (the verifier's 'unlogged' alarm would fire on a result without its leaf)."""
+    source = tmp_path / "source"
+    source.mkdir()
+    port = free_port()
+    proc = start_redis_server(source, port, "--appendonly", "yes", "--appendfsync", "always",
+                              "--aof-use-rdb-preamble", "no")
+    settings = Settings(redis_url=f"redis://127.0.0.1:{port}/0", key_prefix="rh-cut")
+    store = Store.from_settings(settings)
+    pipe = inline_pipeline(store, settings)
+    pipe.add_corpus(DOCS, "port")
+    batch = [RetrievalRequest(query=f"crane {n % 7} tide window pilot {n}", recall_budget=5,
+                              seed=f"cut-{n}") for n in range(60)]
+    keys = [ref.job_id for ref in pipe.submit_many(batch, "port")]
+    store.close()
+    proc.terminate()
+    proc.wait(timeout=10)
+
+    aof = source / "appendonlydir"
+    (incr,) = aof.glob("*.incr.aof")
+    commands = _commands(incr.read_bytes())
+    stores = [end for name, end in commands if name == b"MSETNX"]
+    assert stores, "no MSETNX in the AOF: the results went in some other way"
+    cuts = sorted({*stores, *(end for _, end in commands[::max(1, len(commands) // 12)]),
+                   commands[-1][1]})
+    held_somewhere = 0
+    for n, cut in enumerate(cuts):
+        copy = tmp_path / f"cut{n}"
+        shutil.copytree(aof, copy / "appendonlydir")
+        (copy / "appendonlydir" / incr.name).write_bytes(incr.read_bytes()[:cut])
+        cut_port = free_port()
+        loaded = start_redis_server(copy, cut_port, "--appendonly", "yes",
+                                    "--aof-load-truncated", "yes")
+        try:
+            cut_settings = Settings(redis_url=f"redis://127.0.0.1:{cut_port}/0",
+                                    key_prefix="rh-cut")
+            results, _, states, leaves = stored_results(cut_settings, keys)
+        finally:
+            loaded.terminate()
+            loaded.wait(timeout=10)
+        for key, result, state, leaf in zip(keys, results, states, leaves, strict=True):
+            if result is None:
+                assert leaf is None and state != b"done", f"cut at byte {cut}: {key}"
+            else:
+                assert leaf and state == b"done", (
+                    f"cut at byte {cut} of {len(incr.read_bytes())}: {key} is stored "
+                    f"{'without its log leaf' if not leaf else 'with its job ' + str(state)}")
+                held_somewhere += 1
+    assert held_somewhere, "no cut held any result: the cuts missed the writes"
+
+
+def _commands(aof: bytes) -> list[tuple[bytes, int]]:
+    """Each command of a RESP-encoded AOF: its name (upper case) and the offset it ends at."""
+    found, at = [], 0
+    while at < len(aof):
+        line_end = aof.index(b"\r\n", at)
+        count, at = int(aof[at + 1:line_end]), line_end + 2
+        name = b""
+        for n in range(count):
+            line_end = aof.index(b"\r\n", at)
+            size = int(aof[at + 1:line_end])
+            if n == 0:
+                name = aof[line_end + 2:line_end + 2 + size].upper()
+            at = line_end + 2 + size + 2
+        found.append((name, at))
+    return found
+
+
+def test_each_new_connection_loads_the_scripts_a_transaction_calls(tmp_path: Path) -> None:
+    """A restarted (or promoted) server has no scripts: the store's first command on it
+    reconnects, and the reconnection loads them before any transaction can meet NOSCRIPT."""
+    server = RedisServer(tmp_path, "always")
+    server.start()
+    store = Store.from_settings(Settings(redis_url=server.url, key_prefix="rh-load",
+                                         redis_timeout=10))
+    try:
+        for _ in range(2):
+            probe = redis.Redis.from_url(server.url)
+            assert probe.script_exists(*preload._SHAS) == [False] * len(preload._SHAS)
+            probe.close()
+            store.client.ping()  # the store's first command on this server
+            probe = redis.Redis.from_url(server.url)
+            assert probe.script_exists(*preload._SHAS) == [True] * len(preload._SHAS)
+            probe.close()
+            server.kill()
+            server.start()
+    finally:
+        store.close()
+        server.stop()

@@ -78,3 +78,50 @@ def test_a_many_job_answer_is_parsed_once_however_many_of_its_items_are_read() -
     round_.send("answering")
     assert [item.get() for item in items] == [10, 20, 30] and whole.get() == [1, 2, 3]
     assert len(parsed) == 1
+
+
+def test_calls_queued_together_run_as_one_transaction() -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "t")
+    script = client.register_script(COUNT)
+    round_ = store.round()
+    before = round_.call(script, ["t:a"], [], int)
+    with round_.together():
+        wrote = round_.command("SET", ["t:b"], ["t:b", "x"], bool)
+        counted = round_.call(script, ["t:b:n"], [], int)
+    after = round_.call(script, ["t:a"], [], int)
+    round_.send("counting")
+    assert (before.get(), wrote.get(), counted.get(), after.get()) == (1, True, 1, 2)
+
+
+def test_a_call_refused_at_queueing_aborts_its_transaction_and_nothing_in_it_runs() -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "t")
+    round_ = store.round()
+    with round_.together():
+        round_.command("SET", ["t:b"], ["t:b", "x"], bool)
+        round_.command("GET", ["t:b"], ["t:b", "extra"], bool)  # wrong arity
+    with pytest.raises(StoreUnavailableError, match="failed while writing"):
+        round_.send("writing")
+    assert client.get("t:b") is None
+
+
+def test_noscript_inside_a_transaction_runs_the_script_once_after_loading_it() -> None:
+    client = fakeredis.FakeRedis()
+    store = Store(client, "t")
+    script = client.register_script(COUNT)
+    client.script_flush()
+    round_ = store.round()
+    with round_.together():
+        wrote = round_.command("INCR", ["t:b"], ["t:b"], int)
+        counted = round_.call(script, ["t:a"], [], int)
+    round_.send("counting")
+    assert (wrote.get(), counted.get()) == (1, 1)
+    assert (int(client.get("t:a")), int(client.get("t:b"))) == (1, 1)  # each ran once
+
+
+def test_together_blocks_do_not_nest() -> None:
+    round_ = Store(fakeredis.FakeRedis(), "t").round()
+    with (round_.together(), pytest.raises(RuntimeError, match="inside another"),
+          round_.together()):
+        pass
