@@ -80,6 +80,7 @@ class Settings:
     mcp_sessions_per_token: int = 32
     mcp_session_idle: float = 120.0
     mcp_requests_per_second: float = 50.0
+    mcp_open_jobs_per_token: int = 1000
     redis_timeout: float = 5.0
     redis_min_replicas: int = 0
     log_shards: int | None = None
@@ -367,6 +368,10 @@ SPECS: tuple[Spec, ...] = (
          per_second(100_000),
          "HTTP requests a second one token may send on average (bursts of twice that); past "
          "it that token alone gets 429 with Retry-After (requests a second)"),
+    Spec("ROOKHAVEN_MCP_OPEN_JOBS_PER_TOKEN", "mcp_open_jobs_per_token",
+         whole(1, 10_000_000),
+         "jobs one token may have queued or running through submit_retrieval; past it that "
+         "token's submissions are refused with a tool error until some are done (jobs)"),
     # The job pipeline (store, workers, sweeper); see docs/adr/0005-job-ledger.md.
     Spec("ROOKHAVEN_REDIS_TIMEOUT", "redis_timeout", seconds(HOUR),
          "how long one Redis connect or command may take, and how long a command that lost "

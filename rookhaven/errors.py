@@ -81,6 +81,11 @@ class ToolSourceError(RookhavenError):
     refused, or died."""
 
 
+class LimitError(RookhavenError):
+    """A client is past one of its limits (open jobs a token); it may ask again once some
+    of its work is done."""
+
+
 class WaitTimeoutError(RookhavenError):
     """Raised when a job is not done or failed within the time a caller chose to wait."""
 

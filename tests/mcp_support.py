@@ -106,7 +106,7 @@ class MemoryBackend:
                                         "Connection refused.")
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
-                 engine: str | None = None) -> Retrieval:
+                 engine: str | None = None, asked_by: str | None = None) -> Retrieval:
         self._reachable()
         done = self.inline.retrieve(request, corpus, engine)
         return dataclasses.replace(done, mode="pipeline", reason="a worker answered")
@@ -115,7 +115,7 @@ class MemoryBackend:
         return False  # as the pipeline's: a store call each time
 
     def submit(self, request: RetrievalRequest, corpus: str | None,
-               engine: str | None = None) -> JobOutput:
+               engine: str | None = None, asked_by: str | None = None) -> JobOutput:
         self._reachable()
         done = self.inline.retrieve(request, corpus, engine)
         self.stored.setdefault(done.result_key, canonical_bytes(done.result))
@@ -165,10 +165,11 @@ class MemoryBackend:
         return sorted(self.stored)[offset: offset + count]
 
     # Runs need a real store: tests/unit/test_mcp_runs.py uses the pipeline backend.
-    def start_verification(self, selection: Selection) -> PreparedRun:
+    def start_verification(self, selection: Selection,
+                           asked_by: str | None = None) -> PreparedRun:
         raise needs_pipeline("start_verification")
 
-    def start_rerank(self, target: Any) -> PreparedRun:
+    def start_rerank(self, target: Any, asked_by: str | None = None) -> PreparedRun:
         raise needs_pipeline("start_rerank")
 
     def recorded_run(self, run_id: str) -> RunOutput:

@@ -1,4 +1,4 @@
-"""``rookhaven job ID``: print a job record (state, attempts, times, error) as JSON."""
+"""``rookhaven job ID``: print a job record (state, attempts, times, error, who asked) as JSON."""
 
 from __future__ import annotations
 

@@ -133,26 +133,28 @@ class Pipeline:
         return make
 
     def submit(self, request: RetrievalRequest, corpus: str = "latest",
-               provider: str | None = None, params: dict[str, Any] | None = None) -> JobRef:
+               provider: str | None = None, params: dict[str, Any] | None = None,
+               *, asked_by: str | None = None) -> JobRef:
         """Record and enqueue one job; answer at once if its result is already stored."""
-        return self.submit_many([request], corpus, provider, params)[0]
+        return self.submit_many([request], corpus, provider, params, asked_by=asked_by)[0]
 
     def submit_many(self, requests: Sequence[RetrievalRequest], corpus: str = "latest",
                     provider: str | None = None, params: dict[str, Any] | None = None,
-                    *, rerank: bool = False) -> list[JobRef]:
+                    *, rerank: bool = False, asked_by: str | None = None) -> list[JobRef]:
         """``submit`` for many requests over one corpus; new jobs go out in batch messages.
 
         Recorded and sent a batch at a time, so workers start on the first batch while the
         rest is recorded; every job's record is written before its message. With ``rerank``
         (a re-ranking run's comparisons) the jobs it creates are noted as made for a
-        comparison, not served; anyone else's submission of a job makes it history."""
+        comparison, not served; anyone else's submission of a job makes it history.
+        ``asked_by``: the MCP token that asked, noted with each job before its record."""
         digest = self.store.corpora.resolve(corpus)
         made = list(map(self._maker(digest, provider, params), requests))
         size = self.settings.batch_size
         verdicts: list[str] = []
         for at in range(0, len(made), size):
             batch = made[at: at + size]
-            answered = self._record(batch, rerank)
+            answered = self._record(batch, rerank, asked_by)
             self.dispatcher.send(list(dict.fromkeys(
                 s.key for (s, _), v in zip(batch, answered, strict=True) if v == "new")), size)
             verdicts += answered
@@ -160,7 +162,8 @@ class Pipeline:
                        state=_STATE_AFTER[v], corpus_digest=digest)
                 for (s, _), v in zip(made, verdicts, strict=True)]
 
-    def _record(self, batch: list[tuple[JobSpec, bytes]], rerank: bool) -> list[str]:
+    def _record(self, batch: list[tuple[JobSpec, bytes]], rerank: bool,
+                asked_by: str | None = None) -> list[str]:
         """Record ``batch``'s jobs (each spec with its recorded bytes): each one's verdict
         (a job new to any attempt is new: its message is still to be sent)."""
         fresh: set[str] = set()
@@ -168,6 +171,8 @@ class Pipeline:
 
         def write() -> list[str]:
             self.store.failovers.baseline()  # once: a failover from now on is seen
+            if asked_by is not None:
+                self.store.askers.note([s.key for s in specs], asked_by)
             answered = ["new" if s.key in fresh else v for s, v in zip(
                 specs, self.store.jobs.create_many(specs, recipes), strict=True)]
             fresh.update(s.key for s, v in zip(specs, answered, strict=True) if v == "new")

@@ -119,6 +119,13 @@ def _rerank_verdict(view: RerankView, degrees: Counter[str], target: str) -> str
     return lead + said
 
 
+def _started_by(askers: tuple[str, ...]) -> str:
+    """Who started a run: the MCP tokens by name, or the operator's own command."""
+    if not askers:
+        return "the operator (the CLI, MCP over stdio or the nightly verifier)"
+    return "MCP token " + ", ".join(f"<code>{escape(name)}</code>" for name in askers)
+
+
 def _rerank_recipe(view: RerankView, target: str) -> list[tuple[str, str]]:
     spec = view.spec
     if spec.source == "audits":
@@ -137,6 +144,7 @@ def _rerank_recipe(view: RerankView, target: str) -> list[tuple[str, str]]:
             ("queries", f"{view.total:,} ({len(view.rows):,} compared so far, "
                         f"in chunks of {spec.chunk})"),
             ("state", "finished" if view.finished else "in progress"),
+            ("started by", _started_by(view.askers)),
             ("resume or rerun", f"<code>rookhaven rerank --resume {escape(view.run_id)}"
                                 "</code>")]
 
@@ -225,6 +233,7 @@ def verification_page(view: VerificationView) -> str:
                                            else ""))),
               ("sample seed", f"<code>{escape(run.sample_seed or '-')}</code>"),
               ("started / finished", f"{_when(run.started)} / {_when(run.finished)}"),
+              ("started by", _started_by((run.asked_by,) if run.asked_by else ())),
               ("results", f"{run.checked:,} checked, {run.matched:,} matched, "
                           f"{run.mismatched:,} mismatched, {run.missing:,} missing"),
               ("matched by engine", escape(", ".join(

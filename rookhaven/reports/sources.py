@@ -45,7 +45,8 @@ def rerank_view(store: Store, run_id: str, made: Made) -> RerankView:
                   for row, old, new in zip(chosen, olds, news, strict=True))
     digests = {d for d in (spec.corpus, spec.target_corpus, spec.baseline) if d}
     return RerankView(run_id=run_id, spec=spec, total=store.reranks.total(run_id) or 0,
-                      rows=rows, movers=shown, made=made, names=_names(store, digests))
+                      rows=rows, movers=shown, made=made, names=_names(store, digests),
+                      askers=tuple(store.reranks.askers(run_id)))
 
 
 def _names(store: Store, digests: Iterable[str]) -> dict[str, str]:

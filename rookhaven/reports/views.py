@@ -49,6 +49,7 @@ class RerankView:
     movers: tuple[Mover, ...]
     made: Made
     names: dict[str, str]  # corpus digest -> name@version, where the registry has one
+    askers: tuple[str, ...] = ()  # the MCP tokens that started it (none: the CLI did)
 
     def corpus(self, digest: str | None) -> str:
         """A corpus as a reader knows it: its name and version, and its digest."""

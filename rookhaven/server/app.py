@@ -37,7 +37,7 @@ from .ports import Backend
 from .protocol import explain_invalid_params, one_page
 from .runs import RunBoard
 from .runtools import RUN_ANNOTATIONS, RUN_TOOLS
-from .tokens import TOOL_SCOPES, Grant, grant_of
+from .tokens import TOOL_SCOPES, grant_in
 from .tools import ANNOTATIONS, RETRIEVAL, TOOLS, State, limits
 from .toolsearch import search_tools
 
@@ -52,14 +52,6 @@ INSTRUCTIONS = (
     "resources (rookhaven://results/{key}, rookhaven://audits/{key}, "
     "rookhaven://corpora/{ref})."
 )
-
-
-def granted(context: Any) -> Grant | None:
-    """The grant of the token an HTTP request carried (server.tokens), None over stdio or
-    without tokens: there every caller is the operator's own process."""
-    request = getattr(getattr(context, "request_context", None), "request", None)
-    scope = getattr(request, "scope", None)
-    return grant_of(scope) if isinstance(scope, dict) else None
 
 
 class RookhavenServer(MCPServer[State]):
@@ -78,7 +70,7 @@ class RookhavenServer(MCPServer[State]):
             # Cut: an error must not grow with what the client sent.
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {shown(name, 64)}; this server's "
                                            f"tools are {known}")
-        grant = granted(context)
+        grant = grant_in(context)
         if grant is not None and not grant.allows(name):
             needed = TOOL_SCOPES.get(name, "read")
             return CallToolResult(isError=True, content=[TextContent(type="text", text=(
@@ -88,7 +80,7 @@ class RookhavenServer(MCPServer[State]):
         return await super().call_tool(name, arguments, context)
 
     async def read_resource(self, uri: Any, context: Context[State, Any] | None = None) -> Any:
-        grant = granted(context)
+        grant = grant_in(context)
         if grant is not None and "read" not in grant.scopes:
             raise MCPError(INVALID_REQUEST, f"token {grant.name!r} may not read resources: it "
                                             "needs the 'read' scope")

@@ -43,6 +43,7 @@ def verification_output(run: VerificationRun) -> RunOutput:
         run_id=run.run_id, kind="verification", state="done", done=run.checked,
         total=run.checked, mode="inline", started_at=run.started, finished_at=run.finished,
         report=report_uri(run.run_id), page=page_path(run.run_id),
+        asked_by=[run.asked_by] if run.asked_by else [],
         verification=VerificationSummary(
             checked=run.checked, matched=run.matched, mismatched=run.mismatched,
             drift=run.drift, missing=run.missing, alarms=run.alarms,
@@ -61,8 +62,9 @@ class AuditRuns:
         self.store: Store = pipeline.store
         self.settings = settings
 
-    def verification(self, selection: Selection) -> PreparedRun:
-        """A verification of ``selection``: corpus and pinned checkpoint checked now."""
+    def verification(self, selection: Selection, asked_by: str | None = None) -> PreparedRun:
+        """A verification of ``selection``: corpus and pinned checkpoint checked now; the
+        record names the token that ``asked_by`` it."""
         if selection.corpus is not None:
             selection = selection.model_copy(
                 update={"corpus": self.store.corpora.resolve(selection.corpus)})
@@ -71,12 +73,16 @@ class AuditRuns:
 
         def work(progress: Progress) -> RunOutput:
             run = Verifier(self.store, self.settings).run(selection, progress=progress,
-                                                          pinned=pinned, run_id=run_id)
+                                                          pinned=pinned, run_id=run_id,
+                                                          asked_by=asked_by)
             return verification_output(run)
-        return PreparedRun(run_id=run_id, kind="verification", mode="inline", work=work)
+        return PreparedRun(run_id=run_id, kind="verification", mode="inline", work=work,
+                           asked_by=asked_by)
 
-    def rerank(self, target: RerankTarget, workers_alive: bool) -> PreparedRun:
-        """A re-ranking of ``target``: references resolved and the run recorded now."""
+    def rerank(self, target: RerankTarget, workers_alive: bool,
+               asked_by: str | None = None) -> PreparedRun:
+        """A re-ranking of ``target``: references resolved and the run recorded now, with
+        the token that ``asked_by`` it."""
         if target.to_corpus is None and target.to_engine is None:
             raise InputError("nothing to compare against: give toCorpus and/or toEngine")
         provider = engine_spec(target.to_engine).ref if target.to_engine else None
@@ -93,13 +99,16 @@ class AuditRuns:
         pipeline = self.pipeline if workers_alive else inline_pipeline(self.store, self.settings)
         reranker = Reranker(pipeline, wait_timeout=self.settings.task_time_limit)
         run_id = reranker.start(spec)
+        if asked_by is not None:
+            self.store.reranks.note_asker(run_id, asked_by)
 
         def work(progress: Progress) -> RunOutput:
             summary = summarize(run_id, reranker.run(run_id, progress=progress))
             self.store.reranks.set_summary(run_id, canonical_bytes(summary))
             return self.recorded(run_id)
         return PreparedRun(run_id=run_id, kind="rerank",
-                           mode="pipeline" if workers_alive else "inline", work=work)
+                           mode="pipeline" if workers_alive else "inline", work=work,
+                           asked_by=asked_by)
 
     def recorded(self, run_id: str) -> RunOutput:
         """A run as the store has it: finished verification runs, re-ranking runs."""
@@ -117,12 +126,14 @@ class AuditRuns:
         finished = self.store.reranks.finished(run_id)
         done = sum(len(rows.splitlines()) for rows in finished.values())
         summary = self.store.reranks.summary(run_id)
+        askers = self.store.reranks.askers(run_id)
         if summary is None:
             return RunOutput(run_id=run_id, kind="rerank", state="running", done=done,
-                             total=self.store.reranks.total(run_id), page=page_path(run_id))
+                             total=self.store.reranks.total(run_id), page=page_path(run_id),
+                             asked_by=askers)
         return RunOutput(run_id=run_id, kind="rerank", state="done", done=done,
                          total=self.store.reranks.total(run_id), report=report_uri(run_id),
-                         page=page_path(run_id),
+                         page=page_path(run_id), asked_by=askers,
                          rerank=rerank_outcome(RerankSummary.model_validate_json(summary)))
 
     def report(self, run_id: str) -> bytes:

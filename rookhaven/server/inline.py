@@ -117,7 +117,7 @@ class InlineBackend:
             return self._others[ref][1]
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
-                 engine: str | None = None) -> Retrieval:
+                 engine: str | None = None, asked_by: str | None = None) -> Retrieval:
         retriever = self._resolve(corpus, engine)
         return Retrieval(
             result=retriever.retrieve(request),
@@ -141,10 +141,11 @@ class InlineBackend:
     def result_keys(self, offset: int, count: int) -> list[str]:
         return []  # nothing is stored without the pipeline
 
-    def start_verification(self, selection: Selection) -> PreparedRun:
+    def start_verification(self, selection: Selection,
+                           asked_by: str | None = None) -> PreparedRun:
         raise needs_pipeline("start_verification")
 
-    def start_rerank(self, target: RerankTarget) -> PreparedRun:
+    def start_rerank(self, target: RerankTarget, asked_by: str | None = None) -> PreparedRun:
         raise needs_pipeline("start_rerank")
 
     def recorded_run(self, run_id: str) -> RunOutput:
@@ -154,7 +155,7 @@ class InlineBackend:
         raise needs_pipeline("a run report")
 
     def submit(self, request: RetrievalRequest, corpus: str | None,
-               engine: str | None = None) -> JobOutput:
+               engine: str | None = None, asked_by: str | None = None) -> JobOutput:
         raise needs_pipeline("submit_retrieval")
 
     def job(self, job_id: str) -> JobOutput:

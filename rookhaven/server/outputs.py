@@ -47,6 +47,9 @@ class JobOutput(BaseModel):
     error: str | None = None
     created_at: float | None = Field(default=None, description="Unix time (s)")
     updated_at: float | None = Field(default=None, description="Unix time (s)")
+    asked_by: list[str] = Field(default_factory=list, description=(
+        "the tokens (by name) that submitted it over MCP HTTP, first first; empty where only "
+        "the CLI, stdio or a run did"))
 
 
 class LogProof(BaseModel):
@@ -166,6 +169,9 @@ class RunOutput(BaseModel):
     page: str | None = Field(default=None, description="path of the run's HTML page (verdict, "
                                                        "pictures, movers, alarms) on the MCP "
                                                        "HTTP server, behind its token")
+    asked_by: list[str] = Field(default_factory=list, description=(
+        "the tokens (by name) that started it over MCP HTTP; empty where the CLI, stdio or "
+        "the nightly verifier did"))
 
 
 def tool_result(output: BaseModel) -> CallToolResult:

@@ -16,7 +16,13 @@ from collections.abc import Callable
 from itertools import islice
 
 from ..config import Settings
-from ..errors import JobFailedError, NotFoundError, RookhavenError, WaitTimeoutError
+from ..errors import (
+    JobFailedError,
+    LimitError,
+    NotFoundError,
+    RookhavenError,
+    WaitTimeoutError,
+)
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from ..pipeline.inline import InlineDispatcher
@@ -34,7 +40,8 @@ def job_output(record: JobRecord) -> JobOutput:
     """A job record as the get_job tool shows it."""
     return JobOutput(job_id=record.id, result_key=record.key, state=record.state,
                      attempts=record.attempts, error=record.error,
-                     created_at=record.created, updated_at=record.updated)
+                     created_at=record.created, updated_at=record.updated,
+                     asked_by=record.asked_by)
 
 
 def _stored(read: Callable[[str], bytes], key: str, what: str) -> bytes:
@@ -92,7 +99,7 @@ class PipelineBackend:
         return False
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
-                 engine: str | None = None) -> Retrieval:
+                 engine: str | None = None, asked_by: str | None = None) -> Retrieval:
         ref = corpus or self._default()
         try:
             digest = self.store.corpora.resolve(ref)
@@ -101,12 +108,12 @@ class PipelineBackend:
                 return self._file.retrieve(request, corpus, engine)
             raise
         if self.workers_alive():
-            return self._through_workers(request, ref, digest, engine)
+            return self._through_workers(request, ref, digest, engine, asked_by)
         # No worker: the job runs here, through the same ledger and store as on a worker
         # (pipeline.inline), so what is served is stored, logged and replayable like any
         # result. One at a time: the jobs share this server's index cache.
         with self._lock:
-            job = self._here.submit(request, digest, engine)
+            job = self._here.submit(request, digest, engine, asked_by=asked_by)
             if job.cached:
                 return Retrieval(result=self.result(job.result_key), result_key=job.result_key,
                                  mode="pipeline", reason="result already stored", corpus=ref)
@@ -122,8 +129,8 @@ class PipelineBackend:
                          "this server and stored it as a worker would", corpus=ref)
 
     def _through_workers(self, request: RetrievalRequest, ref: str, digest: str,
-                         engine: str | None) -> Retrieval:
-        job = self.pipeline.submit(request, digest, engine)
+                         engine: str | None, asked_by: str | None) -> Retrieval:
+        job = self.pipeline.submit(request, digest, engine, asked_by=asked_by)
         if job.state != "done":
             try:
                 record = self.pipeline.wait(job.job_id, self.wait)
@@ -139,9 +146,17 @@ class PipelineBackend:
                          mode="pipeline", reason=reason, corpus=ref)
 
     def submit(self, request: RetrievalRequest, corpus: str | None,
-               engine: str | None = None) -> JobOutput:
+               engine: str | None = None, asked_by: str | None = None) -> JobOutput:
+        if asked_by is not None:
+            cap = self.settings.mcp_open_jobs_per_token
+            if self.store.askers.open_jobs(asked_by, cap) >= cap:
+                raise LimitError(
+                    f"token {asked_by!r} has {cap} jobs queued or running, its limit "
+                    "(ROOKHAVEN_MCP_OPEN_JOBS_PER_TOKEN): submit again once some are done "
+                    "(get_job), or ask the operator for a higher limit")
         try:
-            job = self.pipeline.submit(request, corpus or self._default(), engine)
+            job = self.pipeline.submit(request, corpus or self._default(), engine,
+                                       asked_by=asked_by)
         except NotFoundError:
             if corpus is None and self.settings.corpus_path is not None:
                 path = self.settings.corpus_path
@@ -225,12 +240,13 @@ class PipelineBackend:
         """Stored result keys, oldest first, from ``offset``."""
         return [key for key, _ in islice(self.store.audits.scan(), offset, offset + count)]
 
-    def start_verification(self, selection: Selection) -> PreparedRun:
+    def start_verification(self, selection: Selection,
+                           asked_by: str | None = None) -> PreparedRun:
         check_keys(self.store, selection.keys)
-        return self._audits.verification(selection)
+        return self._audits.verification(selection, asked_by)
 
-    def start_rerank(self, target: RerankTarget) -> PreparedRun:
-        return self._audits.rerank(target, self.workers_alive())
+    def start_rerank(self, target: RerankTarget, asked_by: str | None = None) -> PreparedRun:
+        return self._audits.rerank(target, self.workers_alive(), asked_by)
 
     def recorded_run(self, run_id: str) -> RunOutput:
         return self._audits.recorded(run_id)

@@ -47,7 +47,8 @@ class RunBoard:
             return current
         self._forget_old()
         run = RunOutput(run_id=prepared.run_id, kind=prepared.kind, state="running", done=0,
-                        mode=prepared.mode, started_at=time.time())
+                        mode=prepared.mode, started_at=time.time(),
+                        asked_by=[prepared.asked_by] if prepared.asked_by else [])
         self._runs[prepared.run_id] = run
         self._tasks.start_soon(self._work, prepared, session, run)
         return run

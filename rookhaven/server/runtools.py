@@ -17,6 +17,7 @@ from ..verification import Selection
 from .errors import off_loop, tool_error
 from .outputs import RunOutput
 from .ports import RerankTarget
+from .tokens import asker
 from .tools import ENGINE_REF_MAX, REF_MAX, Key, State, state_of
 
 POLL = 0.2  # how often a waiting get_run looks at its run again (s)
@@ -63,7 +64,7 @@ async def start_verification(
         keys=keys or [], all=all,
         sample=None if (all or keys) else (sample or settings.verify_sample),
         seed=seed, corpus=corpus, stratify=stratify or settings.verify_stratify)
-    prepared = await off_loop(state.backend.start_verification, selection)
+    prepared = await off_loop(state.backend.start_verification, selection, asker(ctx))
     return state.runs.start(prepared, ctx.request_context.session)
 
 
@@ -91,7 +92,7 @@ async def start_rerank(
     state = state_of(ctx)
     target = RerankTarget(corpus=corpus, since=since, until=until, limit=limit,
                           to_corpus=toCorpus, to_engine=toEngine, params=params)
-    prepared = await off_loop(state.backend.start_rerank, target)
+    prepared = await off_loop(state.backend.start_rerank, target, asker(ctx))
     return state.runs.start(prepared, ctx.request_context.session)
 
 

@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ SCOPES = ("read", "submit", "operate")
 TOOL_SCOPES = {"submit_retrieval": "submit", "start_verification": "operate",
                "start_rerank": "operate"}
 ENV_NAME = "ROOKHAVEN_MCP_TOKEN"
+NAME = re.compile(r"[A-Za-z0-9._@:-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,30 @@ def grant_of(scope: Mapping[str, Any]) -> Grant | None:
     state = scope.get("state") if scope.get("type") == "http" else None
     grant = state.get("grant") if isinstance(state, dict) else None
     return grant if isinstance(grant, Grant) else None
+
+
+def grant_in(context: Any) -> Grant | None:
+    """The grant of the token an MCP request over HTTP carried (a tool's or a resource's
+    context), None over stdio or without tokens: there every caller is the operator's own
+    process."""
+    request = getattr(getattr(context, "request_context", None), "request", None)
+    scope = getattr(request, "scope", None)
+    return grant_of(scope) if isinstance(scope, dict) else None
+
+
+def asker(context: Any) -> str | None:
+    """The name of the token behind a tool call, for the trail (None: no token)."""
+    grant = grant_in(context)
+    return grant.name if grant is not None else None
+
+
+def check_name(name: str, where: str) -> str:
+    """``name`` if it can name a token, else ConfigError naming ``where``: it is written
+    into job records, comma-separated (store.askers), and into key names."""
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"{where}: a token's name is 1-64 letters, digits and . _ - @ :, "
+                          f"got {name!r}")
+    return name
 
 
 def digest(secret: str | bytes) -> bytes:
@@ -95,6 +121,7 @@ def read_file(path: Path) -> list[Entry]:
                 and isinstance(item.get("sha256"), str) and len(item["sha256"]) == 64
                 and isinstance(item.get("scopes"), list)):
             raise ConfigError(f"{where}: each token has a name, a 64-hex sha256 and scopes")
+        check_name(item["name"], where)
         if item["name"] in names:
             raise ConfigError(f"{where}: the name {item['name']!r} is taken by another token")
         names.add(item["name"])
@@ -120,6 +147,7 @@ def write_file(path: Path, entries: Sequence[Entry]) -> None:
 
 def add(path: Path, name: str, scopes: frozenset[str]) -> str:
     """A new token named ``name`` in the file at ``path``: its secret (shown once)."""
+    check_name(name, "rookhaven token add")
     entries = read_file(path)
     if any(e.name == name for e in entries):
         raise InputError(f"a token named {name!r} exists in {path}; revoke it first or "

@@ -32,6 +32,7 @@ from .outputs import (
 )
 from .ports import Backend
 from .runs import RunBoard
+from .tokens import asker
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ async def retrieve(
     if state.backend.answers_at_once(corpus, engine):
         done = on_loop(state.backend.retrieve, request, corpus, engine)
     else:
-        done = await off_loop(state.backend.retrieve, request, corpus, engine)
+        done = await off_loop(state.backend.retrieve, request, corpus, engine, asker(ctx))
     await ctx.report_progress(1, 1, f"ranked ({done.mode})")
     if done.mode == "pipeline":
         await tell(ctx.request_context.session, "debug", {
@@ -143,7 +144,7 @@ async def submit_retrieval(
     """
     state = state_of(ctx)
     request = build_request(state.settings, query, recallBudget, seed, decompose)
-    job = await off_loop(state.backend.submit, request, corpus, engine)
+    job = await off_loop(state.backend.submit, request, corpus, engine, asker(ctx))
     await tell(ctx.request_context.session, "info", {
         "event": "job submitted", "job_id": job.job_id, "state": job.state})
     return job

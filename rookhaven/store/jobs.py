@@ -237,11 +237,13 @@ class JobStore:
             for shard, ids in pieces:
                 k = ctx.keys.shards[shard]
                 pipe.hmget(k.job_specs, ids).hmget(k.job_states, ids).hmget(k.job_errors, ids)
+                pipe.hmget(k.job_askers, ids)
             answers = pipe.execute()
         for at, (_, ids) in enumerate(pieces):
-            specs, states, errors = answers[3 * at: 3 * at + 3]
-            for job_id, spec, state, error in zip(ids, specs, states, errors, strict=True):
-                found[job_id] = (JobRecord.from_fields(job_id, spec, state, error)
+            specs, states, errors, askers = answers[4 * at: 4 * at + 4]
+            for job_id, spec, state, error, asked in zip(ids, specs, states, errors, askers,
+                                                         strict=True):
+                found[job_id] = (JobRecord.from_fields(job_id, spec, state, error, asked)
                                  if spec is not None and state is not None else None)
         return [found[job_id] for job_id in job_ids]
 

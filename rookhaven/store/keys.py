@@ -70,6 +70,13 @@ class ShardKeys:
         """Hash: job id -> the error that failed (or is retrying) it."""
         return f"{self.base}:jobs:error"
 
+    @property
+    def job_askers(self) -> str:
+        """Hash: job id -> the names of the MCP tokens that submitted it, comma-separated
+        in the order each first did (a token's name holds no comma: server.tokens). A job
+        submitted only by the CLI or a run has none."""
+        return f"{self.base}:jobs:askers"
+
     def receipt(self, token: str) -> str:
         """String: set with a chunk's results by one MSETNX, so the script that follows
         can tell whether that MSETNX wrote them (store.scripts.COMPLETE)."""
@@ -245,6 +252,11 @@ class Keys:
     def rejected(self) -> str:
         """Stream: broker messages no task could run (dropped, never executed), with why."""
         return f"{self._global}:rejected-messages"
+
+    def token_jobs(self, name: str) -> str:
+        """Sorted set: jobs the MCP token ``name`` submitted, open when last counted ->
+        when submitted (store.askers)."""
+        return f"{self._global}:token-jobs:{name}"
 
     @property
     def verifications(self) -> str:

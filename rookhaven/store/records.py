@@ -61,6 +61,9 @@ class JobRecord(_Record):
     # may name one: delivered, not started).
     worker: str | None = None
     error: str | None = None
+    # The MCP tokens that submitted it, in the order each first did (store.askers): the
+    # trail of who asked, outside the result's bytes.
+    asked_by: list[str] = []
 
     @property
     def spec(self) -> JobSpec:
@@ -68,9 +71,10 @@ class JobRecord(_Record):
                        provider=self.provider, params=self.params)
 
     @classmethod
-    def from_fields(cls, job_id: str, spec: bytes, state: bytes,
-                    error: bytes | None) -> JobRecord:
-        """Parse a job's spec, state string and error as the job scripts write them."""
+    def from_fields(cls, job_id: str, spec: bytes, state: bytes, error: bytes | None,
+                    askers: bytes | None = None) -> JobRecord:
+        """Parse a job's spec, state string and error as the job scripts write them, and its
+        askers as store.askers does."""
         values = state_fields(state)
         recipe = orjson.loads(spec)
 
@@ -86,6 +90,7 @@ class JobRecord(_Record):
             attempts=int(values["attempts"]), started=when("started"),
             finished=when("finished"), worker=values["worker"] or None,
             error=error.decode() if error else None,
+            asked_by=askers.decode().split(",") if askers else [],
         )
 
 

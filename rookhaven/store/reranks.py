@@ -23,6 +23,20 @@ class RerankLog:
             self._ctx.client.hsetnx(k.rerank(run_id), "total", total)
             self._ctx.client.hsetnx(k.rerank(run_id), "chunks", chunks)
 
+    def note_asker(self, run_id: str, name: str) -> None:
+        """Record MCP token ``name`` among those that started (or resumed) the run."""
+        key = self._ctx.keys.rerank(run_id)
+        with translated(self._ctx.client, f"recording who started re-ranking run {run_id}"):
+            names = self.askers(run_id)
+            if name not in names:
+                self._ctx.client.hset(key, "asked_by", ",".join([*names, name]))
+
+    def askers(self, run_id: str) -> list[str]:
+        """The MCP tokens that started the run, first first (none: the CLI started it)."""
+        with translated(self._ctx.client, f"reading who started re-ranking run {run_id}"):
+            value = self._ctx.client.hget(self._ctx.keys.rerank(run_id), "asked_by")
+        return text(value).split(",") if value else []
+
     def spec(self, run_id: str) -> bytes:
         """The spec a run was started with, or NotFoundError."""
         with translated(self._ctx.client, f"reading re-ranking run {run_id}"):

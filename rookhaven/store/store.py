@@ -10,6 +10,7 @@ import redis
 from ..config import CLUSTER_SHARDS, Settings
 from ..errors import ConfigError
 from . import migration
+from .askers import Askers
 from .audits import AuditIndex
 from .cluster import is_cluster
 from .connection import connect, translated
@@ -43,6 +44,7 @@ class Store:
         self.results = ResultStore(self._ctx)
         self.audits = AuditIndex(self._ctx)
         self.jobs = JobStore(self._ctx)
+        self.askers = Askers(self._ctx, self.jobs)
         self.ledger = Ledger(self._ctx)
         self.heartbeats = Heartbeats(self._ctx)
         self.verifications = VerificationLog(self._ctx)

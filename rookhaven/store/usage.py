@@ -137,7 +137,8 @@ class Usage:
         return sum(found) / len(keys) + per_job + _INDEX_ENTRY
 
     def _bytes_per_job(self) -> float | None:
-        """A job record's share of its shard's spec, state and error hashes (sampled)."""
+        """A job record's share of its shard's spec, state, error and asker hashes
+        (sampled)."""
         client, shards = self._ctx.client, self._ctx.keys.shards
         pipe = client.pipeline(transaction=False)
         for shard in shards:
@@ -147,7 +148,8 @@ class Usage:
             return 0.0
         pipe = client.pipeline(transaction=False)
         for shard in shards:
-            for name in (shard.job_specs, shard.job_states, shard.job_errors):
+            for name in (shard.job_specs, shard.job_states, shard.job_errors,
+                         shard.job_askers):
                 pipe.memory_usage(name, samples=_HASH_SAMPLES)
         try:
             return sum(int(n or 0) for n in pipe.execute()) / jobs

@@ -74,6 +74,8 @@ class VerificationRun(BaseModel):
     started: float
     finished: float
     selection: Selection
+    # The MCP token that started it (the trail of who asked; None: the CLI or the beat).
+    asked_by: str | None = None
     sample_seed: str | None
     keys: list[str]
     checked: int

@@ -116,10 +116,11 @@ class Verifier:
     def run(self, selection: Selection,
             progress: Callable[[int, int], None] | None = None,
             pinned: PinnedCheckpoint | None = None,
-            run_id: str | None = None) -> VerificationRun:
+            run_id: str | None = None, asked_by: str | None = None) -> VerificationRun:
         """Check the chosen results (and, with a ``pinned`` checkpoint or a mirror, the log
         first), record the run in the store under ``run_id`` (default: one made from the
-        start time, as ``run_id_at`` makes it), and return it."""
+        start time, as ``run_id_at`` makes it) with the token that ``asked_by`` it, and
+        return it."""
         started = self.clock()
         if selection.everything:
             # Streamed a page at a time and not listed in the record (ADR 0031): a run over
@@ -161,7 +162,8 @@ class Verifier:
         count = {o: sum(v.outcome == o for v in verdicts) for o in ("mismatch", "drift")}
         run = VerificationRun(
             run_id=run_id or run_id_at(started),
-            started=started, finished=self.clock(), selection=selection, sample_seed=seed,
+            started=started, finished=self.clock(), selection=selection, asked_by=asked_by,
+            sample_seed=seed,
             keys=listed, checked=checked, matched=sum(matched.values()),
             mismatched=count["mismatch"], drift=count["drift"],
             missing=sum(v.outcome.startswith("missing")

@@ -70,7 +70,7 @@ class _Threads(InlineBackend):
         self.threads: list[int] = []
 
     def retrieve(self, request: RetrievalRequest, corpus: str | None,
-                 engine: str | None = None) -> Retrieval:
+                 engine: str | None = None, asked_by: str | None = None) -> Retrieval:
         self.threads.append(threading.get_ident())
         return super().retrieve(request, corpus, engine)
 

@@ -88,3 +88,22 @@ def test_a_malformed_token_file_is_refused_saying_what_is_wrong(
     path.write_text(body)
     with pytest.raises(ConfigError, match=fault):
         Keyring(None, path)
+
+
+@pytest.mark.parametrize("name", ["", "a,b", "two words", "x" * 65, "naïve", "line\nbreak"])
+def test_a_name_the_trail_cannot_hold_is_refused(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "tokens.json"
+    with pytest.raises(ConfigError, match="a token's name is 1-64 letters"):
+        add(path, name, frozenset({"read"}))
+    assert not path.exists()
+    path.write_text(json.dumps({"tokens": [{"name": name, "sha256": "0" * 64,
+                                            "scopes": ["read"]}]}))
+    with pytest.raises(ConfigError, match="token 1: a token's name"):
+        tokens.read_file(path)
+
+
+def test_names_the_trail_can_hold_are_taken(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    for name in ("agent-a", "ci.bot_2", "ops@harbour", "team:audit", ENV_NAME):
+        add(path, name, frozenset({"read"}))
+    assert len(tokens.read_file(path)) == 5
