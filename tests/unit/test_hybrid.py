@@ -89,6 +89,27 @@ def test_the_compiled_semantic_list_is_the_reference_integers_over_many_document
         assert len(live[0]) >= depth
 
 
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="numba is not installed")
+def test_the_compiled_semantic_list_keeps_every_tie_at_its_depth_as_the_reference() -> None:
+    """Seven distinct vectors among 3,000 documents: keys tie by the hundred, so the depth
+    falls inside a tie at nearly every cut the compiled list sorts only above."""
+    from rookhaven.core.semantic.lists import semantic_list
+    rng = np.random.default_rng(7)
+    vectors = rng.integers(-127, 128, size=(7, 256)).astype(np.int8)[rng.integers(0, 7, 3000)]
+    vectors[::97] = 0
+    r, codes = radii(vectors), sign_codes(vectors)
+    for _ in range(20):
+        query = rng.integers(-32767, 32768, size=256).astype(np.int32)
+        for limit, depth in ((500, 100), (3000, 5), (10**6, 1000), (100, 100), (10, 1)):
+            live = semantic_list(vectors, r, codes, query, limit, depth)
+            compiled.hold()
+            try:
+                held = semantic_list(vectors, r, codes, query, limit, depth)
+            finally:
+                compiled.release()
+            assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+
+
 def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
     ords = np.array([10, 11, 12, 13, 14, 15])
     keys = np.array([5, 9, 9, 7, 5, 1])

@@ -94,6 +94,12 @@ def _semantic_loop(vectors: npt.NDArray[np.int8], radii: IntArray,
         for j in range(dim):
             acc += np.int32(vectors[i, j]) * query[j]
         keys[c] = (np.int64(acc) << key_shift) // radii[i]
+    # Only keys at or above the depth-th largest can rank within ``depth`` (a key tied with
+    # it ranks within it too): sort those alone, as the full sort would have ordered them.
+    if depth < len(keys):
+        floor = np.partition(keys, len(keys) - depth)[len(keys) - depth]
+        chosen = np.flatnonzero(keys >= floor)
+        near, keys = near[chosen], keys[chosen]
     # Descending key, ascending ordinal among equal keys (``near`` ascends: a stable sort).
     order = np.argsort(-keys, kind="mergesort")
     out_ords = np.empty(len(order), dtype=np.int64)
