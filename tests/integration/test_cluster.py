@@ -214,6 +214,53 @@ def test_reads_and_writes_after_a_promotion_relearn_the_slots_a_dead_primary_hel
     assert pipe.store.jobs.states_many(more) == ["queued"] * len(more)
 
 
+def test_a_chunk_whose_slot_moved_is_stored_again_whole_with_its_leaves(
+        nodes: ClusterNodes) -> None:
+    """A client whose slot map is stale sends a chunk's MSETNX and COMPLETE to the node that
+    gave the slot away: MOVED at queueing aborts the transaction, nothing of it runs there,
+    and it goes again whole through the cluster's own transaction to the slot's new node."""
+    from redis.crc import key_slot
+
+    from rookhaven.store.results import Offered
+    from tests.results_support import AUDIT, framed
+
+    store = Store.from_settings(Settings(redis_url=nodes.url, key_prefix="rh-moved"))
+    key = "sha256:" + "c" * 64
+    shard = store.keys.shard(key)
+    slot = key_slot(shard.result(key).encode())
+    client = store.client
+    store.jobs.states_many([key])  # the client learns the slot map now
+    source = client.get_node_from_key(shard.result(key)).port
+    target, target_id = next((p, i) for p, i in nodes.primaries().items() if p != source)
+    source_id = nodes.primaries()[source]
+    # Move the slot (and any key in it) behind the client's back.
+    nodes.client(target).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+    nodes.client(source).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+    for name in nodes.client(source).execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000):
+        nodes.client(source).migrate("127.0.0.1", target, name, 0, 5000)
+    for port in nodes.primaries():
+        nodes.client(port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+    assert client.get_node_from_key(shard.result(key)).port == source  # still stale
+
+    transactions = []
+    make = client.pipeline
+
+    def counted(transaction: Any = None, shard_hint: Any = None) -> Any:
+        transactions.append(bool(transaction))
+        return make(transaction, shard_hint)
+
+    client.pipeline = counted  # type: ignore[method-assign]
+    result = framed(b"[1]")
+    round_ = store.round()
+    (reply,) = store.results.queue_put(round_, [Offered(key, "sha256:d", result, AUDIT)])
+    round_.send("storing a chunk whose slot moved")
+    assert reply.get() == "stored"
+    assert True in transactions, "the chunk did not go again as a transaction"
+    assert store.results.get(key) == result
+    assert store.log_of(key).logged([key]) == [True]
+    assert nodes.client(source).execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
+
+
 RIDE_JOBS = int(os.environ.get("ROOKHAVEN_TEST_CLUSTER_RIDE_JOBS", "6000"))
 
 
