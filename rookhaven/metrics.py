@@ -27,6 +27,11 @@ if TYPE_CHECKING:  # an MCP server counting its calls over a file needs no Redis
 PROCESS = CollectorRegistry(auto_describe=True)
 MCP_CALLS = Counter("rookhaven_mcp_calls", "MCP tool calls served by this process",
                     ["operation", "outcome"], registry=PROCESS)
+# Refusals by token (its name: the operator's token file bounds the labels) and the limit
+# it was past: sessions, requests (a second), open-jobs, scope.
+MCP_REFUSALS = Counter("rookhaven_mcp_refusals", "MCP requests and calls refused to a token "
+                       "past one of its limits, by this process", ["token", "limit"],
+                       registry=PROCESS)
 
 JOB_EVENTS = ("queued", "running", "done", "failed", "retry", "requeued")
 

@@ -28,6 +28,7 @@ from mcp_types import (
 from .. import __version__
 from ..config import Settings
 from ..errors import shown
+from ..metrics import MCP_REFUSALS
 from ..pipeline.warmup import BackgroundWarmUp
 from . import resources
 from .arguments import StrictTool
@@ -72,6 +73,7 @@ class RookhavenServer(MCPServer[State]):
                                            f"tools are {known}")
         grant = grant_in(context)
         if grant is not None and not grant.allows(name):
+            MCP_REFUSALS.labels(grant.name, "scope").inc()
             needed = TOOL_SCOPES.get(name, "read")
             return CallToolResult(isError=True, content=[TextContent(type="text", text=(
                 f"token {grant.name!r} may not call {name}: it needs the {needed!r} scope and "
@@ -82,6 +84,7 @@ class RookhavenServer(MCPServer[State]):
     async def read_resource(self, uri: Any, context: Context[State, Any] | None = None) -> Any:
         grant = grant_in(context)
         if grant is not None and "read" not in grant.scopes:
+            MCP_REFUSALS.labels(grant.name, "scope").inc()
             raise MCPError(INVALID_REQUEST, f"token {grant.name!r} may not read resources: it "
                                             "needs the 'read' scope")
         try:

@@ -23,6 +23,7 @@ from ..errors import (
     RookhavenError,
     WaitTimeoutError,
 )
+from ..metrics import MCP_REFUSALS
 from ..models import Audit, RetrievalRequest, RetrievalResult
 from ..pipeline import Executor, Pipeline, RetrieverCache, open_pipeline
 from ..pipeline.inline import InlineDispatcher
@@ -150,6 +151,7 @@ class PipelineBackend:
         if asked_by is not None:
             cap = self.settings.mcp_open_jobs_per_token
             if self.store.askers.open_jobs(asked_by, cap) >= cap:
+                MCP_REFUSALS.labels(asked_by, "open-jobs").inc()
                 raise LimitError(
                     f"token {asked_by!r} has {cap} jobs queued or running, its limit "
                     "(ROOKHAVEN_MCP_OPEN_JOBS_PER_TOKEN): submit again once some are done "

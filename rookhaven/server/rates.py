@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..metrics import MCP_REFUSALS
 from .tokens import grant_of
 
 
@@ -38,16 +39,18 @@ class RateLimits:
         level = min(self._burst, level + (now - when) * self._rate)
         if level < 1:
             self._buckets[grant.name] = (level, now)
-            await too_many(send, b"this token sends more than ROOKHAVEN_MCP_REQUESTS_PER_"
-                                 b"SECOND allows", max(1, math.ceil((1 - level) / self._rate)))
+            await too_many(send, grant.name, "requests", b"this token sends more than "
+                           b"ROOKHAVEN_MCP_REQUESTS_PER_SECOND allows",
+                           max(1, math.ceil((1 - level) / self._rate)))
             return
         self._buckets[grant.name] = (level - 1, now)
         await self.app(scope, receive, send)
 
 
-async def too_many(send: Send, why: bytes, wait: int) -> None:
-    """A 429 saying ``why`` and when to retry (``wait`` s), for a token past one of its
-    limits (this module's, server.sessions')."""
+async def too_many(send: Send, token: str, limit: str, why: bytes, wait: int) -> None:
+    """A 429 saying ``why`` and when to retry (``wait`` s), for ``token`` past its ``limit``
+    (this module's, server.sessions'), counted in ``rookhaven_mcp_refusals_total``."""
+    MCP_REFUSALS.labels(token, limit).inc()
     body = (b'{"error":"too many requests","detail":"' + why
             + b': retry after the seconds Retry-After says"}')
     await send({"type": "http.response.start", "status": 429, "headers": [

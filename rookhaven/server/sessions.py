@@ -73,7 +73,7 @@ class SessionCaps:
             token = grant.name
             held = self._by_token.get(token, set())
             if len(held) + self._opening.get(token, 0) >= self._cap:
-                await self._refuse(send, held, now)
+                await self._refuse(send, token, held, now)
                 return
             self._opening[token] = self._opening.get(token, 0) + 1
             settled = [False]
@@ -99,11 +99,11 @@ class SessionCaps:
             await send(message)
         return noted
 
-    async def _refuse(self, send: Send, held: set[bytes], now: float) -> None:
+    async def _refuse(self, send: Send, token: str, held: set[bytes], now: float) -> None:
         soonest = min((self._sessions[s].used for s in held), default=now) + self._idle
-        await too_many(send, b"this token holds its " + str(self._cap).encode()
-                       + b" sessions (ROOKHAVEN_MCP_SESSIONS_PER_TOKEN): end one (DELETE) or "
-                         b"wait", max(1, math.ceil(soonest - now)))
+        why = (b"this token holds its " + str(self._cap).encode()
+               + b" sessions (ROOKHAVEN_MCP_SESSIONS_PER_TOKEN): end one (DELETE) or wait")
+        await too_many(send, token, "sessions", why, max(1, math.ceil(soonest - now)))
 
     def _expire(self, token: str, now: float) -> None:
         """Forget ``token``'s sessions the SDK has closed for idleness by now."""

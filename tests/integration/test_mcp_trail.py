@@ -137,6 +137,15 @@ async def test_a_token_past_its_open_jobs_is_refused_and_no_other_token_is(
     assert other["asked_by"] == ["alpha"]
     await _ok(base, secrets["beta"], "get_job", {"jobId": held[0]["job_id"]})
 
+    outside = await _call(base, secrets["beta"], "start_verification", {"all": True})
+    assert outside.is_error  # beta has no 'operate'
+    # The operator sees which token was refused for what, by name.
+    scraped = httpx2.get(f"{base}/metrics", timeout=30,
+                         headers={"authorization": f"Bearer {secrets['alpha']}"}).text
+    assert 'rookhaven_mcp_refusals_total{limit="open-jobs",token="beta"} 1.0' in scraped
+    assert 'rookhaven_mcp_refusals_total{limit="scope",token="beta"} 1.0' in scraped
+    assert 'token="alpha"' not in scraped and secrets["beta"] not in scraped
+
     workers.start("trail-w2", concurrency=1)
     wait_until(lambda: pipeline(env).store.jobs.states_many([h["job_id"] for h in held])
                == ["done"] * OPEN_JOBS, 60, what="beta's jobs done")

@@ -7,9 +7,16 @@ from typing import Any
 
 import anyio
 
+from rookhaven.metrics import PROCESS
 from rookhaven.server.rates import RateLimits
 from rookhaven.server.sessions import SessionCaps
 from rookhaven.server.tokens import Grant
+
+
+def refusals(token: str, limit: str) -> float:
+    """``rookhaven_mcp_refusals_total`` for ``token`` and ``limit`` in this process."""
+    return PROCESS.get_sample_value("rookhaven_mcp_refusals_total",
+                                    {"token": token, "limit": limit}) or 0.0
 
 
 class Clock:
@@ -46,9 +53,11 @@ def test_a_token_past_its_cap_gets_429_and_no_other_token_does() -> None:
         return sent[0]["status"], dict(sent[0]["headers"])
 
     async def main() -> None:
+        before = refusals("a", "sessions")
         assert (await call("a"))[0] == 200 and (await call("a"))[0] == 200
         status, headers = await call("a")
         assert status == 429 and headers[b"retry-after"] == b"60"
+        assert refusals("a", "sessions") == before + 1  # the operator sees who was refused
         assert (await call("b"))[0] == 200  # another token is not crowded out
         assert (await call("a", "DELETE", b"s1"))[0] == 200  # ended: no longer counted
         assert caps.open_for("a") == 1 and (await call("a"))[0] == 200
@@ -82,9 +91,11 @@ def test_a_token_past_its_rate_gets_429_until_its_bucket_refills_and_others_go_o
         return sent[0]["status"], dict(sent[0]["headers"])
 
     async def main() -> None:
+        before = refusals("a", "requests")
         assert [(await call("a"))[0] for _ in range(10)] == [200] * 10  # a burst of 2x
         status, headers = await call("a")
         assert status == 429 and headers[b"retry-after"] == b"1"
+        assert refusals("a", "requests") == before + 1
         assert (await call("b"))[0] == 200
         clock.now = 0.2  # one request's worth back (5 a second)
         assert (await call("a"))[0] == 200 and (await call("a"))[0] == 429
