@@ -23,6 +23,7 @@ from redis.commands.core import Script
 from redis.exceptions import (
     AskError,
     ClusterDownError,
+    ExecAbortError,
     MovedError,
     NoScriptError,
     ResponseError,
@@ -181,8 +182,13 @@ class Round:
                 # new primary. A job script that had already run there does no harm run
                 # twice.
                 answers.update(dict.fromkeys(calls, ClusterDownError(str(exc))))
-        again = [i for i, answer in answers.items()
-                 if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError)]
+        moved = {i for i, answer in answers.items()
+                 if isinstance(answer, MovedError | AskError | TryAgainError | ClusterDownError)}
+        # A transaction with a call refused at queueing ran none of its calls (the others
+        # answer EXECABORT): it goes again whole.
+        aborted = {self._calls[i].together for i in moved} - {None}
+        again = [i for i, answer in answers.items() if i in moved or (
+            self._calls[i].together in aborted and isinstance(answer, ExecAbortError))]
         for run in _runs([self._calls[i] for i in again], again):
             if len(run) == 1:
                 try:

@@ -261,6 +261,62 @@ def test_a_chunk_whose_slot_moved_is_stored_again_whole_with_its_leaves(
     assert nodes.client(source).execute_command("CLUSTER", "COUNTKEYSINSLOT", slot) == 0
 
 
+def test_a_chunk_whose_slot_is_migrating_is_stored_whole_once_the_slot_has_moved(
+        nodes: ClusterNodes) -> None:
+    """Mid-migration the node still owns the slot and holds the job's record but not the
+    chunk's new keys: its MSETNX is sent elsewhere (ASK) and its COMPLETE told to try again
+    (TRYAGAIN); the transaction runs none of it there and goes again whole, through the
+    cluster's transaction, until the slot has moved."""
+    from redis.crc import key_slot
+
+    from rookhaven.store.results import Offered
+
+    settings = Settings(redis_url=nodes.url, key_prefix="rh-ask", redis_timeout=30,
+                        engine="tfcosine@1")
+    pipe = Pipeline(Store.from_settings(settings), RecordingDispatcher(), settings)
+    pipe.add_corpus(documents(20), "port")
+    request = requests(1, tag="ask-")[0]
+    (job,) = pipe.submit_many([request], "port")
+    store, client = pipe.store, pipe.store.client
+    shard = store.keys.shard(job.job_id)
+    slot = key_slot(shard.job_states.encode())
+    source = client.get_node_from_key(shard.job_states).port
+    target, target_id = next((p, i) for p, i in nodes.primaries().items() if p != source)
+    source_id = nodes.primaries()[source]
+    nodes.client(target).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+    nodes.client(source).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+
+    def finish_migration() -> None:
+        for name in nodes.client(source).execute_command("CLUSTER", "GETKEYSINSLOT", slot,
+                                                         1000):
+            nodes.client(source).migrate("127.0.0.1", target, name, 0, 5000)
+        for port in nodes.primaries():
+            nodes.client(port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+
+    make = client.pipeline
+    transactions = []
+
+    def pipeline_then_finish(transaction: Any = None, shard_hint: Any = None) -> Any:
+        if transaction and not transactions:  # the aborted chunk goes again: migration ends
+            transactions.append(True)
+            finish_migration()
+        return make(transaction, shard_hint)
+
+    client.pipeline = pipeline_then_finish  # type: ignore[method-assign]
+    retriever = Retriever(documents(20), "tfcosine@1")
+    result = retriever.retrieve(request)
+    round_ = store.round()
+    (reply,) = store.results.queue_put(round_, [Offered(
+        job.result_key, job.corpus_digest, canonical_bytes(result),
+        canonical_bytes(result.audit))])
+    round_.send("storing a chunk whose slot is migrating")
+    assert reply.get() == "done"
+    assert transactions, "the chunk never went again as a transaction"
+    assert store.jobs.states_many([job.job_id]) == ["done"]
+    assert store.results.get(job.result_key) == canonical_bytes(result)
+    assert store.log_of(job.result_key).logged([job.result_key]) == [True]
+
+
 RIDE_JOBS = int(os.environ.get("ROOKHAVEN_TEST_CLUSTER_RIDE_JOBS", "6000"))
 
 
