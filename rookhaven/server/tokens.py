@@ -77,13 +77,12 @@ def asker(context: Any) -> str | None:
     return grant.name if grant is not None else None
 
 
-def check_name(name: str, where: str) -> str:
-    """``name`` if it can name a token, else ConfigError naming ``where``: it is written
-    into job records, comma-separated (store.askers), and into key names."""
+def check_name(name: str, where: str) -> None:
+    """ConfigError naming ``where`` unless ``name`` can name a token: it is written into
+    job records, comma-separated (store.askers), and into key names."""
     if not NAME.fullmatch(name):
         raise ConfigError(f"{where}: a token's name is 1-64 letters, digits and . _ - @ :, "
                           f"got {name!r}")
-    return name
 
 
 def digest(secret: str | bytes) -> bytes:

@@ -17,17 +17,6 @@ from .context import StoreContext
 from .jobs import JobStore
 from .rounds import Round
 
-# ARGV = job id, token name: the name appended unless the job already names it.
-_NOTE = """
-local names = redis.call('HGET', KEYS[1], ARGV[1])
-if not names then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end
-for name in string.gmatch(names, '[^,]+') do
-  if name == ARGV[2] then return 0 end
-end
-redis.call('HSET', KEYS[1], ARGV[1], names .. ',' .. ARGV[2])
-return 1
-"""
-
 OPEN = ("queued", "running")
 
 
@@ -36,7 +25,6 @@ class Askers:
 
     def __init__(self, ctx: StoreContext, jobs: JobStore) -> None:
         self._ctx, self._jobs = ctx, jobs
-        self._note = ctx.client.register_script(_NOTE)
 
     def note(self, job_ids: Sequence[str], name: str) -> None:
         """Record token ``name`` as an asker of each of ``job_ids``, and count them among
@@ -47,7 +35,7 @@ class Askers:
         unique = list(dict.fromkeys(job_ids))
         round_ = Round(ctx)
         for job_id in unique:
-            round_.call(self._note, [ctx.keys.shard(job_id).job_askers], [job_id, name], int)
+            round_.call(ctx.name, [ctx.keys.shard(job_id).job_askers], [job_id, name], int)
         open_key, now = ctx.keys.token_jobs(name), ctx.now()
         round_.command("ZADD", [open_key],
                        [open_key, "NX", *(part for job_id in unique for part in (now, job_id))],

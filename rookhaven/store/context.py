@@ -57,6 +57,7 @@ class StoreContext:
         self.deliver = self.client.register_script(scripts.DELIVER)
         self.violation = self.client.register_script(scripts.VIOLATION)
         self.put = self.client.register_script(scripts.PUT)
+        self.name = self.client.register_script(scripts.NAME)
 
     @property
     def keys(self) -> Keys:

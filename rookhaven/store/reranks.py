@@ -25,11 +25,8 @@ class RerankLog:
 
     def note_asker(self, run_id: str, name: str) -> None:
         """Record MCP token ``name`` among those that started (or resumed) the run."""
-        key = self._ctx.keys.rerank(run_id)
         with translated(self._ctx.client, f"recording who started re-ranking run {run_id}"):
-            names = self.askers(run_id)
-            if name not in names:
-                self._ctx.client.hset(key, "asked_by", ",".join([*names, name]))
+            self._ctx.name(keys=[self._ctx.keys.rerank(run_id)], args=["asked_by", name])
 
     def askers(self, run_id: str) -> list[str]:
         """The MCP tokens that started the run, first first (none: the CLI started it)."""

@@ -388,6 +388,18 @@ end
 return out
 """
 
+# Not a job script. KEYS = a hash; ARGV = field, name: ``name`` appended to the field's
+# comma-separated names unless it is there (who asked: store.askers, store.reranks).
+NAME = """
+local names = redis.call('HGET', KEYS[1], ARGV[1])
+if not names then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) return 1 end
+for name in string.gmatch(names, '[^,]+') do
+  if name == ARGV[2] then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], names .. ',' .. ARGV[2])
+return 1
+"""
+
 # The scripts store.rounds calls inside a MULTI/EXEC: every new connection loads them
 # (store.preload), as NOSCRIPT inside a transaction comes after the commands before it ran.
 TRANSACTED = (COMPLETE,)

@@ -148,6 +148,25 @@ class ClusterNodes:
                    if name.startswith("slave") and isinstance(value, dict)
                    and value.get("state") == "online")
 
+    def begin_moving(self, slot: int, source: int, target: int) -> None:
+        """Mark ``slot`` as moving from the primary on port ``source`` to ``target`` (keys
+        still where they were: the source sends a missing key's command on with ASK)."""
+        ids = self.primaries()
+        self.client(target).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING",
+                                            ids[source])
+        self.client(source).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING",
+                                            ids[target])
+
+    def finish_moving(self, slot: int, source: int, target: int) -> None:
+        """Move ``slot``'s keys from ``source`` to ``target`` and give every primary the
+        slot's new owner (after ``begin_moving``)."""
+        ids = self.primaries()
+        for name in self.client(source).execute_command("CLUSTER", "GETKEYSINSLOT", slot,
+                                                        1000):
+            self.client(source).migrate("127.0.0.1", target, name, 0, 5000)
+        for port in ids:
+            self.client(port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", ids[target])
+
     def reshard(self, source: str, target: str, slots: int) -> subprocess.CompletedProcess[str]:
         """Move ``slots`` slots (and their keys) from node ``source`` to ``target``."""
         port = self.alive()[0]

@@ -231,15 +231,10 @@ def test_a_chunk_whose_slot_moved_is_stored_again_whole_with_its_leaves(
     client = store.client
     store.jobs.states_many([key])  # the client learns the slot map now
     source = client.get_node_from_key(shard.result(key)).port
-    target, target_id = next((p, i) for p, i in nodes.primaries().items() if p != source)
-    source_id = nodes.primaries()[source]
+    target = next(p for p in nodes.primaries() if p != source)
     # Move the slot (and any key in it) behind the client's back.
-    nodes.client(target).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
-    nodes.client(source).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
-    for name in nodes.client(source).execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000):
-        nodes.client(source).migrate("127.0.0.1", target, name, 0, 5000)
-    for port in nodes.primaries():
-        nodes.client(port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+    nodes.begin_moving(slot, source, target)
+    nodes.finish_moving(slot, source, target)
     assert client.get_node_from_key(shard.result(key)).port == source  # still stale
 
     transactions = []
@@ -281,25 +276,15 @@ def test_a_chunk_whose_slot_is_migrating_is_stored_whole_once_the_slot_has_moved
     shard = store.keys.shard(job.job_id)
     slot = key_slot(shard.job_states.encode())
     source = client.get_node_from_key(shard.job_states).port
-    target, target_id = next((p, i) for p, i in nodes.primaries().items() if p != source)
-    source_id = nodes.primaries()[source]
-    nodes.client(target).execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
-    nodes.client(source).execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
-
-    def finish_migration() -> None:
-        for name in nodes.client(source).execute_command("CLUSTER", "GETKEYSINSLOT", slot,
-                                                         1000):
-            nodes.client(source).migrate("127.0.0.1", target, name, 0, 5000)
-        for port in nodes.primaries():
-            nodes.client(port).execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
-
+    target = next(p for p in nodes.primaries() if p != source)
+    nodes.begin_moving(slot, source, target)
     make = client.pipeline
     transactions = []
 
     def pipeline_then_finish(transaction: Any = None, shard_hint: Any = None) -> Any:
         if transaction and not transactions:  # the aborted chunk goes again: migration ends
             transactions.append(True)
-            finish_migration()
+            nodes.finish_moving(slot, source, target)
         return make(transaction, shard_hint)
 
     client.pipeline = pipeline_then_finish  # type: ignore[method-assign]

@@ -45,3 +45,11 @@ def test_open_jobs_are_counted_and_the_closed_ones_forgotten_at_the_limit() -> N
     assert askers.open_jobs("beta", at_least=10) == 4
     assert askers.open_jobs("beta", at_least=4) == 3
     assert askers.open_jobs("beta", at_least=10) == 3
+
+
+def test_a_run_names_each_token_that_started_or_resumed_it_once() -> None:
+    reranks = _pipeline().store.reranks
+    assert reranks.askers("rerank-1") == []
+    for name in ("alpha", "beta", "alpha"):
+        reranks.note_asker("rerank-1", name)
+    assert reranks.askers("rerank-1") == ["alpha", "beta"]

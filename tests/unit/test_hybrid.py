@@ -59,6 +59,19 @@ def _random_index(seed: int, documents: int, zero_every: int) -> tuple[Any, Any,
     return vectors, radii(vectors), sign_codes(vectors), query
 
 
+def _compiled_as_reference(make: Any, *args: Any) -> Any:
+    """``make(*args)`` with the compiled code live, asserted equal, array by array, to its
+    answer on the reference path."""
+    live = make(*args)
+    compiled.hold()
+    try:
+        held = make(*args)
+    finally:
+        compiled.release()
+    assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+    return live
+
+
 def test_semantic_keys_order_documents_as_their_exact_cosine_does() -> None:
     rng = np.random.default_rng(3)
     vectors = scaled(rng.integers(-500, 500, size=(300, 64)), 127).astype(np.int8)
@@ -79,13 +92,7 @@ def test_the_compiled_semantic_list_is_the_reference_integers_over_many_document
     from rookhaven.core.semantic.lists import semantic_list
     vectors, r, codes, query = _random_index(4, 5000, 97)
     for limit, depth in ((500, 100), (10**6, 300)):
-        live = semantic_list(vectors, r, codes, query, limit, depth)
-        compiled.hold()
-        try:
-            held = semantic_list(vectors, r, codes, query, limit, depth)
-        finally:
-            compiled.release()
-        assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+        live = _compiled_as_reference(semantic_list, vectors, r, codes, query, limit, depth)
         assert len(live[0]) >= depth
 
 
@@ -101,13 +108,7 @@ def test_the_compiled_semantic_list_keeps_every_tie_at_its_depth_as_the_referenc
     for _ in range(20):
         query = rng.integers(-32767, 32768, size=256).astype(np.int32)
         for limit, depth in ((500, 100), (3000, 5), (10**6, 1000), (100, 100), (10, 1)):
-            live = semantic_list(vectors, r, codes, query, limit, depth)
-            compiled.hold()
-            try:
-                held = semantic_list(vectors, r, codes, query, limit, depth)
-            finally:
-                compiled.release()
-            assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+            _compiled_as_reference(semantic_list, vectors, r, codes, query, limit, depth)
 
 
 def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
@@ -251,13 +252,7 @@ def test_document_vectors_are_the_same_on_both_paths() -> None:
     from rookhaven.core.semantic.shelf import SHELF
     model = SHELF.model(SHELF.default_digest())
     texts = ["crane maintenance", "", "起重机 delay", "a" * 300]
-    live = document_vectors(model, texts)
-    compiled.hold()
-    try:
-        held = document_vectors(model, texts)
-    finally:
-        compiled.release()
-    assert all(np.array_equal(a, b) for a, b in zip(live, held, strict=True))
+    live = _compiled_as_reference(document_vectors, model, texts)
     assert live[1][1] == 0 and not live[0][1].any()
 
 
