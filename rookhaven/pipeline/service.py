@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -312,7 +313,9 @@ class Pipeline:
         )
         # A primary that changed since the last sweep may have lost its jobs' last writes
         # (done, or started, back to queued with no message left): all its open jobs go again.
-        changed, record = self.store.failovers.changed()
+        # The claim outlives no sweep run as a task: the time limit ends the task first.
+        token = uuid.uuid4().hex
+        changed, record = self.store.failovers.changed(token, s.task_time_limit)
         reopened = [job for shard in changed for job in self.store.jobs.open_in(
             shard, "open when its primary changed (a failover may have lost its last writes)")]
         stale += reopened
@@ -328,7 +331,8 @@ class Pipeline:
             if verdict == "requeue":
                 why[job.reason] += 1
         self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
-        self.store.failovers.settle(record)  # after the jobs went out: a crash redoes it
+        # After the jobs went out: a crash redoes it, once its claim expires.
+        self.store.failovers.settle(record, token)
         for reason, count in why.most_common():  # the operator's record of each hand-back
             log.warning("sent %d job(s) again: %s", count, reason,
                         extra={"jobs": count, "reason": reason})

@@ -18,7 +18,7 @@ from redis.retry import Retry
 from redis.sentinel import MasterNotFoundError, Sentinel, SentinelConnectionPool
 
 from ..errors import ConfigError, StoreUnavailableError
-from . import cluster, preload, urls
+from . import cluster, preload, sentinel, urls
 from .patience import Patience
 from .urls import SentinelURL, StoreURL
 from .wire import Packer
@@ -87,9 +87,11 @@ def _primary(url: SentinelURL, options: dict[str, Any]) -> redis.Redis:
                  if k not in ("command_packer", "redis_connect_func")},
               "retry": Retry(NoBackoff(), 0)}
     # Typed as Any: they are connection options, never Sentinel's own named parameters.
-    connection: dict[str, Any] = {**options, **tls}
+    # ``ssl`` picks the connection class, which is named here (store.sentinel).
+    connection: dict[str, Any] = {k: v for k, v in {**options, **tls}.items() if k != "ssl"}
     data: dict[str, Any] = {"db": url.db, "health_check_interval": 30,
-                            "decode_responses": False, **url.data_login()}
+                            "decode_responses": False, **url.data_login(),
+                            "connection_class": sentinel.connection_class(bool(tls))}
     manager = Sentinel(list(url.sentinels),
                        sentinel_kwargs={**asking, **tls, **url.sentinel_login()}, **connection)
     client: redis.Redis = manager.master_for(url.service, redis_class=redis.Redis, **data)

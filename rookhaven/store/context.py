@@ -44,6 +44,8 @@ class StoreContext:
     deliver: Script = field(init=False)
     violation: Script = field(init=False)
     put: Script = field(init=False)
+    claim: Script = field(init=False)
+    settle: Script = field(init=False)
 
     def __post_init__(self) -> None:
         # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
@@ -58,6 +60,8 @@ class StoreContext:
         self.violation = self.client.register_script(scripts.VIOLATION)
         self.put = self.client.register_script(scripts.PUT)
         self.name = self.client.register_script(scripts.NAME)
+        self.claim = self.client.register_script(scripts.CLAIM)
+        self.settle = self.client.register_script(scripts.SETTLE)
 
     @property
     def keys(self) -> Keys:

@@ -5,7 +5,10 @@ writes of jobs in its slots: a job already done or running may be back to queued
 message left to run it. Each shard keeps the replication id of the primary that served it
 at the last sweep (Redis gives a promoted replica, and a restarted server, a new one); when
 it differs now, the sweeper enqueues the shard's open jobs again (a duplicate finds its job
-claimed or done and does nothing). See docs/adr/0045-failover-sweep.md. The first record is
+claimed or done and does nothing). One sweep at a time hands a shard back: it claims the
+hand-back for as long as a sweep task may run, and lets go when it records the new primary
+(a crashed sweep's claim expires, and the next sweep does it). See
+docs/adr/0045-failover-sweep.md. The first record is
 made as soon as anything records or runs a job (``baseline``), not only by a sweep, so a
 failover in a store's first seconds is seen too.
 """
@@ -17,6 +20,7 @@ from .connection import translated
 from .context import StoreContext
 from .keys import ShardKeys
 from .replication import replication_id
+from .rounds import Round
 
 
 class Failovers:
@@ -44,10 +48,13 @@ class Failovers:
             pipe.execute()
         self._based = True
 
-    def changed(self) -> tuple[list[ShardKeys], dict[str, bytes]]:
-        """The shards whose primary changed since ``settle`` last recorded it, and the
-        record to settle once their jobs are looked after. A shard seen for the first time,
-        or on a server that does not say its replication id, is not reported."""
+    def changed(self, token: str, hold_for: float) -> tuple[list[ShardKeys], dict[str, bytes]]:
+        """The shards whose primary changed since ``settle`` last recorded it and whose
+        hand-back this sweep (``token``) now claims for ``hold_for`` seconds, and the record
+        to settle once their jobs are looked after. A shard another sweep is handing back,
+        one seen for the first time, or one on a server that does not say its replication
+        id, is not reported. Sweeps overlap when the store comes back from a failover with
+        several waiting on it: without the claim, each would send every open job again."""
         ctx = self._ctx
         shards = ctx.keys.shards
         with translated(ctx.client, "reading the primaries' replication ids"):
@@ -56,22 +63,33 @@ class Failovers:
             for shard in shards:
                 pipe.get(shard.primary_seen)
             before = pipe.execute()
-        changed = [shard for shard, seen, current in zip(shards, before, now, strict=True)
-                   if seen is not None and current is not None and seen != current]
+        differ = [(shard, current) for shard, seen, current in zip(shards, before, now, strict=True)
+                  if seen is not None and current is not None and seen != current]
+        round_ = Round(ctx)
+        claims = [round_.call(ctx.claim, [shard.primary_seen, shard.primary_claim],
+                              [current, token, max(1, round(hold_for * 1000))], int)
+                  for shard, current in differ]
+        round_.send("claiming the hand-back of a failed-over shard's jobs")
+        changed = [shard for (shard, _), claim in zip(differ, claims, strict=True) if claim.get()]
+        claimed = {shard.primary_seen for shard in changed}
         record = {shard.primary_seen: current
                   for shard, seen, current in zip(shards, before, now, strict=True)
-                  if current is not None and seen != current}
+                  if current is not None and (seen is None or shard.primary_seen in claimed)
+                  and seen != current}
         return changed, record
 
-    def settle(self, record: dict[str, bytes]) -> None:
-        """Record the primaries ``changed`` found, once their shards' jobs are enqueued."""
+    def settle(self, record: dict[str, bytes], token: str) -> None:
+        """Record the primaries ``changed`` found, once their shards' jobs are enqueued, and
+        let go of ``token``'s claims."""
         if not record:
             return
-        with translated(self._ctx.client, "recording the primaries' replication ids"):
-            pipe = self._ctx.client.pipeline(transaction=False)
-            for key, replid in record.items():
-                pipe.set(key, replid)
-            pipe.execute()
+        ctx = self._ctx
+        round_ = Round(ctx)
+        for shard in ctx.keys.shards:
+            if shard.primary_seen in record:
+                round_.call(ctx.settle, [shard.primary_seen, shard.primary_claim],
+                            [record[shard.primary_seen], token], int)
+        round_.send("recording the primaries' replication ids")
 
     def _current(self, shards: tuple[ShardKeys, ...]) -> list[bytes | None]:
         """``_replids``, relearning a cluster's map if a node is gone from it."""

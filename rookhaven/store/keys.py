@@ -112,6 +112,12 @@ class ShardKeys:
         return f"{self.base}:primary-seen"
 
     @property
+    def primary_claim(self) -> str:
+        """String, expiring: the token of the sweep handing this shard's open jobs back
+        after its primary changed, so that two sweeps never both do it."""
+        return f"{self.base}:primary-claim"
+
+    @property
     def ledger(self) -> str:
         """Stream: every state change of this shard's jobs (job, event, at, detail)."""
         return f"{self.base}:ledger"

@@ -534,3 +534,23 @@ if old[1] then return 'kept' end
 redis.call('SET', KEYS[1], ARGV[1])
 return 'stored'
 """
+
+# Not a job script. KEYS = a shard's primary-seen record, its hand-back claim; ARGV = the
+# replication id of the shard's primary now, the sweep's token, the claim's lifetime (ms).
+# 1 when this sweep is to hand the shard's open jobs back: the record names another
+# primary and no other sweep is at it (the claim is taken here, in the same step as the
+# record is read, so a sweep that read the record before another settled it cannot claim).
+CLAIM = """
+local seen = redis.call('GET', KEYS[1])
+if not seen or seen == ARGV[1] then return 0 end
+if not redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return 0 end
+return 1
+"""
+
+# Not a job script. KEYS as CLAIM; ARGV = the replication id to record, the sweep's token.
+# Records the primary and lets go of the claim if this sweep holds it.
+SETTLE = """
+redis.call('SET', KEYS[1], ARGV[1])
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1
+"""

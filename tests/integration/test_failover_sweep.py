@@ -82,3 +82,38 @@ def test_a_promotion_before_the_first_sweep_is_seen_from_the_submitters_record(
     new.store.heartbeats.beat("w1", 600)  # the worker lives on
     swept = new.sweep()  # the first sweep ever
     assert swept.failovers == 1 and swept.requeued == [job]
+
+
+def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
+        pair: tuple[redis.Redis, redis.Redis]) -> None:
+    primary, replica = pair
+    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
+    old = Pipeline(Store(primary, "c"), RecordingDispatcher(), settings)
+    old.add_corpus(DOCS, "port")
+    jobs = [r.job_id for r in old.submit_many(
+        [RetrievalRequest(query=f"crane {i}") for i in range(4)], "port")]
+    assert old.sweep().failovers == 0
+    assert primary.wait(1, 5000) == 1
+    replica.replicaof("NO", "ONE")
+
+    # Sweeps that waited out the failover run at once: the first to claim the shard hands
+    # its jobs back, the others leave it to that one, even after it recorded the primary.
+    new = Pipeline(Store(replica, "c"), RecordingDispatcher(), settings)
+    failovers = new.store.failovers
+    changed, record = failovers.changed("first", 60)
+    assert len(changed) == 1 and record
+    other = new.sweep()
+    assert other.failovers == 0 and other.requeued == []
+    failovers.settle(record, "first")
+    (shard,) = changed
+    assert replica.get(shard.primary_claim) is None  # let go with the record
+    late = Pipeline(Store(replica, "c"), RecordingDispatcher(), settings)
+    assert late.sweep().failovers == 0  # the record names the new primary now
+
+    # A sweep that died holding its claim: the claim expires and the next sweep hands back.
+    replica.set(shard.primary_seen, b"a primary before")
+    assert failovers.changed("crashed", 0.2)[0] == changed
+    assert new.sweep().failovers == 0
+    wait_until(lambda: replica.get(shard.primary_claim) is None, 5, what="the claim to expire")
+    swept = new.sweep()
+    assert swept.failovers == 1 and sorted(swept.requeued) == sorted(jobs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from rookhaven import Retriever, canonical_bytes
 from rookhaven.errors import ReplicationError
 from rookhaven.pipeline import QUEUE
 from rookhaven.store import Store
+from rookhaven.store.connection import connect
 from tests.conftest import ROOT, wait_until
 from tests.integration.sentinels import SentinelTopology, submitted, topology
 from tests.integration.workerfarm import (
@@ -168,6 +170,36 @@ def test_a_write_no_replica_confirms_is_refused_and_retried(
                        r"\(ROOKHAVEN_REDIS_TIMEOUT; each WAIT 0.2 s, ROOKHAVEN_REDIS_REPLICA_"
                        r"TIMEOUT\): the primary of Sentinel service"):
         pipe.submit(requests(1)[0], "port")
+
+
+def test_a_pipeline_whose_primary_dies_under_it_follows_the_promotion(
+        nodes: SentinelTopology) -> None:
+    # The pipeline loses its connection mid-command and reconnects inside its own retry:
+    # that reconnect must ask the Sentinels again, not dial the dead primary's address for
+    # the whole timeout (redis-py issue 3874).
+    client = connect(nodes.url, timeout=30)
+    client.set("before", b"1")
+    replies: list[Any] = []
+
+    def blocked() -> None:
+        pipe = client.pipeline(transaction=False)
+        pipe.blpop(["nothing-to-pop"], timeout=2)
+        pipe.set("after", b"2")
+        replies.extend(pipe.execute())
+
+    worker = threading.Thread(target=blocked)
+    worker.start()
+    wait_until(lambda: nodes.node("primary").info("clients")["blocked_clients"] > 0, 10,
+               what="the pipeline blocked on the primary", interval=0.01)
+    nodes.kill("primary")
+    began = time.monotonic()
+    worker.join(timeout=40)
+    took = time.monotonic() - began
+    assert replies == [None, True], "the pipeline did not complete on the new primary"
+    assert nodes.primary_port() == nodes.ports["replica"]
+    assert client.get("after") == b"2"
+    # A promotion (1.5 s down-after here) and the BLPOP again, not the 30 s of retries.
+    assert took < 15, f"the pipeline took {took:.1f} s to follow the promotion"
 
 
 @pytest.mark.slow
