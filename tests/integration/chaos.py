@@ -129,8 +129,8 @@ class Sentinels(Topology):
 
     def ready(self) -> None:
         replica = next(name for name in ("primary", "replica") if name != self._primary())
-        wait_until(lambda: self.nodes.replica_of_primary(replica), 60,
-                   what="the replica back in sync")
+        wait_until(lambda: self.nodes.replica_of_primary(replica) and self.nodes.settled(),
+                   60, what="the replica back in sync, as every Sentinel sees it")
 
 
 class Cluster(Topology):

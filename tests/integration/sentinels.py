@@ -159,6 +159,28 @@ class SentinelTopology:
             return False
         return info.get("master_link_status") == "up"
 
+    def settled(self) -> bool:
+        """Whether every Sentinel names the same primary, flagged only as one, and one
+        replica of it, flagged only as one, its link up: no failover or reconfiguration
+        under way. A failover asked for before that can race a Sentinel still converting
+        a node: it promotes the node another Sentinel then points back at the old primary,
+        and the two wait out ``failover-timeout`` before anything converges."""
+        primary = self.primary_port()
+        try:
+            for i in range(3):
+                sentinel = self.node(f"sentinel{i}")
+                master = _fields(sentinel.execute_command("SENTINEL", "master", SERVICE))
+                replicas = [_fields(r) for r in
+                            sentinel.execute_command("SENTINEL", "replicas", SERVICE)]
+                if (master.get("port") != str(primary) or master.get("flags") != "master"
+                        or len(replicas) != 1 or replicas[0].get("flags") != "slave"
+                        or replicas[0].get("master-link-status") != "ok"
+                        or replicas[0].get("master-port") != str(primary)):
+                    return False
+        except redis.RedisError:
+            return False
+        return True
+
     def _sentinels_ready(self) -> bool:
         try:
             for i in range(3):
@@ -170,6 +192,18 @@ class SentinelTopology:
         except redis.RedisError:
             return False
         return True
+
+
+def _fields(reply: dict[bytes, bytes] | list[bytes]) -> dict[str, str]:
+    """A Sentinel's description of a node (a map, or alternating names and values), as
+    text."""
+    pairs = (reply.items() if isinstance(reply, dict)
+             else zip(reply[::2], reply[1::2], strict=True))
+    return {_text(name): _text(value) for name, value in pairs}
+
+
+def _text(item: bytes | str | int) -> str:
+    return item.decode() if isinstance(item, bytes) else str(item)
 
 
 def topology(directory: Path, tls: TlsFiles | None = None) -> Iterator[SentinelTopology]:
