@@ -39,7 +39,7 @@ from rookhaven.pipeline.warmup import start_beside
 from rookhaven.store import Store
 from rookhaven.store.layout import CURRENT as JOBS_FORM
 
-from . import broker
+from . import broker, pool
 from .runtime import WorkerRuntime
 
 log = logging.getLogger("rookhaven.workers")
@@ -95,6 +95,7 @@ def connect_hooks(app: Celery, runtime: WorkerRuntime) -> None:
                       extra={"prefix": prefix})
             raise SystemExit(2)
         broker.harden()  # restore-on-close off, lost acks reconnect, guarded reads
+        pool.guard()  # a garbled message from a pool process ends it, not the worker
         # Jobs run from the start, on the reference paths (the same bytes); the kernels
         # compile, or load from numba's cache, in a process of their own meanwhile, and
         # each pool process switches to them at its first task after they are ready.
