@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -185,9 +186,11 @@ def mcp_latency(env: dict[str, str], reqs: list[RetrievalRequest]) -> None:
 
 
 def rerank(env: dict[str, str], docs: Any, reqs: list[RetrievalRequest], engine: str,
-           target: str, logs: Path) -> None:
+           target: str, logs: Path, profile: Path | None = None) -> None:
     """A re-ranking run of ``reqs`` from ``engine`` to ``target`` through the workers and
-    with ``--inline``, against the core ranking both sides in this process."""
+    with ``--inline``, against the core ranking both sides in this process; with
+    ``profile``, the run through the workers under py-spy (its times then include the
+    sampler's)."""
     began = time.perf_counter()
     for name in (engine, target):
         retriever = Retriever(docs, name)
@@ -203,6 +206,12 @@ def rerank(env: dict[str, str], docs: Any, reqs: list[RetrievalRequest], engine:
         command = [sys.executable, "-m", "rookhaven.cli.main", "rerank", "--requests",
                    str(file), "--baseline", "bench", "--to-engine", target, *mode,
                    "--out", str(logs / f"report{len(mode)}.jsonl")]
+        if profile is not None and not mode:
+            spy = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.defpath}")
+            if spy is None:
+                raise SystemExit("--profile-rerank needs py-spy: pip install py-spy")
+            command = [spy, "record", "--rate", "250", "--format", "raw", "--output",
+                       str(profile), "--", *command]
         began, used = time.perf_counter(), _children_cpu()
         done = subprocess.run(command, env={**env, "ROOKHAVEN_KERNEL_WARMUP": "none"},
                               capture_output=True, timeout=1800)
@@ -258,6 +267,9 @@ def main() -> None:
                         help="requests re-ranked with `rookhaven rerank` (0: none)")
     parser.add_argument("--rerank-engine", default="bm25@4",
                         help="the re-ranking run's target engine")
+    parser.add_argument("--profile-rerank", type=Path, default=None,
+                        help="record the re-ranking command through the workers with py-spy "
+                             "(collapsed stacks, 250 samples a second) into this file")
     parser.add_argument("--commands", action="store_true",
                         help="print the bulk run's Redis commands: calls and us a job")
     args = parser.parse_args()
@@ -348,7 +360,7 @@ def main() -> None:
             mcp_latency(env, make(args.mcp, tag="mcp-"))
         if args.rerank:
             rerank(env, docs, make(args.rerank, tag="rerank-"), pipe.settings.engine,
-                   args.rerank_engine, logs)
+                   args.rerank_engine, logs, args.profile_rerank)
         if args.no_recovery:
             return
         kill_reqs = make(args.jobs, tag="kill-")
