@@ -8,9 +8,9 @@ it differs now, the sweeper enqueues the shard's open jobs again (a duplicate fi
 claimed or done and does nothing). One sweep at a time hands a shard back: it claims the
 hand-back for as long as a sweep task may run, and lets go when it records the new primary
 (a crashed sweep's claim expires, and the next sweep does it). See
-docs/adr/0045-failover-sweep.md. The first record is
-made as soon as anything records or runs a job (``baseline``), not only by a sweep, so a
-failover in a store's first seconds is seen too.
+docs/adr/0045-failover-sweep.md and 0058. The first record is made as soon as anything
+records or runs a job (``baseline``), not only by a sweep, so a failover in a store's first
+seconds is seen too.
 """
 
 from __future__ import annotations
