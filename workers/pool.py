@@ -1,5 +1,5 @@
-"""The prefork pool's edge: a garbled message from a pool process ends that process, not
-the worker.
+"""The prefork pool's edge: a pool process's garbled message or its exit ends that process,
+never the worker.
 
 The worker's main process reads each pool process's results from a pipe (Celery 5.7's
 ``celery.concurrency.asynpool.ResultHandler._recv_message``). A message there that does not
@@ -10,6 +10,13 @@ with every message it held. ``guard`` keeps Celery's read and checks its decode:
 process whose stream is garbled is killed (the pool starts another; Celery fails the task
 it ran as lost, and with ``task_reject_on_worker_lost`` its message goes back), and the
 pipe's reader is dropped.
+
+When the consumer reconnects to the broker, Celery registers the pool's processes with the
+event loop again, each by the descriptor it watches for the process's exit; a process that
+exited in between (a task Celery terminated at the connection loss) has none left, and
+Celery 5.7 handed None to the loop: "Unrecoverable error: ValueError('file descriptor is
+None')" ended the worker (seen once in the Sentinel chaos test). ``guard`` skips such a
+process: it is gone, and the pool's maintenance starts another.
 """
 
 from __future__ import annotations
@@ -26,12 +33,24 @@ from celery.concurrency import asynpool
 
 log = logging.getLogger("rookhaven.workers")
 
-_celerys = asynpool.ResultHandler._recv_message
+_celerys_read = asynpool.ResultHandler._recv_message
+_celerys_track = asynpool.AsynPool._track_child_process
+_UNSEEN = object()
 
 
 def guard() -> None:
-    """Install the checked read (idempotent)."""
+    """Install the checked read and the tracking that skips an exited process
+    (idempotent)."""
     asynpool.ResultHandler._recv_message = _recv_message
+    asynpool.AsynPool._track_child_process = _track_child_process
+
+
+def _track_child_process(self: Any, process: Any, hub: Any) -> None:
+    """Celery's watch on ``process``'s exit, unless it exited and was let go already (its
+    descriptor None: Celery's own ``_untrack_child_process`` sets it so)."""
+    if getattr(process, "_sentinel_poll", _UNSEEN) is None:
+        return
+    _celerys_track(self, process, hub)
 
 
 def _recv_message(self: Any, add_reader: Any, fd: int, callback: Any, **options: Any) -> Any:
@@ -47,7 +66,7 @@ def _recv_message(self: Any, add_reader: Any, fd: int, callback: Any, **options:
                           ) from exc
 
     options["load"] = load
-    return _celerys(self, add_reader, fd, callback, **options)
+    return _celerys_read(self, add_reader, fd, callback, **options)
 
 
 def _end_process(handler: Any, fd: int, exc: Exception) -> None:

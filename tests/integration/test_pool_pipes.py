@@ -1,5 +1,5 @@
-"""A pool process's result pipe read through Celery's own reader, checked: a real pipe, a
-real process."""
+"""The prefork pool's edge through Celery's own code: a result pipe read with a real pipe
+and a real process, and the watch on processes' exits with kombu's event loop."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from celery.concurrency import asynpool
+from kombu.asynchronous import Hub
 
 from workers import pool
 
@@ -64,3 +65,21 @@ def test_a_garbled_message_ends_its_process_not_the_worker(
     assert raised.value.errno == errno.EBADF
     assert got == []
     assert child.wait(timeout=10) == -9  # killed, so the pool replaces it
+
+
+def test_a_process_that_exited_is_not_watched_again() -> None:
+    pool.guard()
+    hub = Hub()
+    read, write = os.pipe()
+    try:
+        gone = SimpleNamespace(_sentinel_poll=None)  # as Celery's _untrack_child_process leaves it
+        alive = SimpleNamespace(_sentinel_poll=read)
+        watcher = SimpleNamespace(_event_process_exit=lambda *_: None)
+        for process in (gone, alive):
+            # Celery 5.7 handed the gone one's None to the loop: ValueError, the worker's end.
+            asynpool.AsynPool._track_child_process(watcher, process, hub)
+        assert read in hub.readers and None not in hub.readers
+    finally:
+        hub.close()
+        os.close(read)
+        os.close(write)
