@@ -6,6 +6,7 @@ already stored is answered at once without enqueuing (see docs/adr/0005-job-ledg
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -20,7 +21,7 @@ from ..core.canonical import canonical_bytes, to_plain
 from ..core.corpus import Corpus
 from ..core.engines import engine_spec
 from ..core.identity import key_frame
-from ..errors import PrimaryChangedError, WaitTimeoutError
+from ..errors import PrimaryChangedError, RookhavenError, WaitTimeoutError
 from ..models import Document, RetrievalRequest
 from ..store import CorpusEntry, JobRecord, JobSpec, JobState, Store
 from ..store.jobs import recipe_frame
@@ -313,25 +314,34 @@ class Pipeline:
         )
         # A primary that changed since the last sweep may have lost its jobs' last writes
         # (done, or started, back to queued with no message left): all its open jobs go again.
-        # The claim outlives no sweep run as a task: the time limit ends the task first.
+        # This sweep claims that for a sweep interval: one that outlasts it may be done again
+        # by the next sweep (a duplicate finds its job claimed or done), and one whose sweep
+        # died holds the next sweeps back no longer.
         token = uuid.uuid4().hex
-        changed, record = self.store.failovers.changed(token, s.task_time_limit)
-        reopened = [job for shard in changed for job in self.store.jobs.open_in(
-            shard, "open when its primary changed (a failover may have lost its last writes)")]
-        stale += reopened
+        changed, record = self.store.failovers.changed(token, s.sweep_interval)
         outcome: dict[str, list[str]] = {"requeue": [], "done": [], "failed": []}
         skipped = 0
         why: Counter[str] = Counter()
-        for job in {job.id: job for job in stale}.values():
-            verdict = self.store.jobs.requeue(job, s.job_max_attempts)
-            if verdict in outcome:
-                outcome[verdict].append(job.id)
-            else:
-                skipped += 1
-            if verdict == "requeue":
-                why[job.reason] += 1
-        self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
-        # After the jobs went out: a crash redoes it, once its claim expires.
+        try:
+            reopened = [job for shard in changed for job in self.store.jobs.open_in(
+                shard, "open when its primary changed (a failover may have lost its last "
+                "writes)")]
+            stale += reopened
+            for job in {job.id: job for job in stale}.values():
+                verdict = self.store.jobs.requeue(job, s.job_max_attempts)
+                if verdict in outcome:
+                    outcome[verdict].append(job.id)
+                else:
+                    skipped += 1
+                if verdict == "requeue":
+                    why[job.reason] += 1
+            self.dispatcher.send(outcome["requeue"], s.batch_size, QUEUE_RECOVERY)
+        except BaseException:
+            # The next sweep does the hand-back at once, not when the claim expires.
+            with contextlib.suppress(RookhavenError):
+                self.store.failovers.release(changed, token)
+            raise
+        # After the jobs went out: a sweep that died before redoes it.
         self.store.failovers.settle(record, token)
         for reason, count in why.most_common():  # the operator's record of each hand-back
             log.warning("sent %d job(s) again: %s", count, reason,

@@ -46,6 +46,7 @@ class StoreContext:
     put: Script = field(init=False)
     claim: Script = field(init=False)
     settle: Script = field(init=False)
+    release: Script = field(init=False)
 
     def __post_init__(self) -> None:
         # register_script does no I/O: EVALSHA is tried first and EVAL on NOSCRIPT.
@@ -62,6 +63,7 @@ class StoreContext:
         self.name = self.client.register_script(scripts.NAME)
         self.claim = self.client.register_script(scripts.CLAIM)
         self.settle = self.client.register_script(scripts.SETTLE)
+        self.release = self.client.register_script(scripts.RELEASE)
 
     @property
     def keys(self) -> Keys:

@@ -6,8 +6,9 @@ message left to run it. Each shard keeps the replication id of the primary that 
 at the last sweep (Redis gives a promoted replica, and a restarted server, a new one); when
 it differs now, the sweeper enqueues the shard's open jobs again (a duplicate finds its job
 claimed or done and does nothing). One sweep at a time hands a shard back: it claims the
-hand-back for as long as a sweep task may run, and lets go when it records the new primary
-(a crashed sweep's claim expires, and the next sweep does it). See
+hand-back for a sweep interval, and lets go when it records the new primary, or when it
+fails before the jobs went out (a crashed sweep's claim expires, and the next sweep does
+it). See
 docs/adr/0045-failover-sweep.md and 0058. The first record is made as soon as anything
 records or runs a job (``baseline``), not only by a sweep, so a failover in a store's first
 seconds is seen too.
@@ -90,6 +91,15 @@ class Failovers:
                 round_.call(ctx.settle, [shard.primary_seen, shard.primary_claim],
                             [record[shard.primary_seen], token], int)
         round_.send("recording the primaries' replication ids")
+
+    def release(self, shards: list[ShardKeys], token: str) -> None:
+        """Let go of ``token``'s claims on ``shards`` without recording their primaries: a
+        sweep that failed before their jobs went out leaves them to the next one."""
+        ctx = self._ctx
+        round_ = Round(ctx)
+        for shard in shards:
+            round_.call(ctx.release, [shard.primary_claim], [token], int)
+        round_.send("letting go of a failed-over shard's hand-back")
 
     def _current(self, shards: tuple[ShardKeys, ...]) -> list[bytes | None]:
         """``_replids``, relearning a cluster's map if a node is gone from it."""

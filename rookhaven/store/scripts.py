@@ -554,3 +554,10 @@ redis.call('SET', KEYS[1], ARGV[1])
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 return 1
 """
+
+# Not a job script. KEYS = a shard's hand-back claim; ARGV = the sweep's token. Lets go of
+# the claim if this sweep holds it.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""

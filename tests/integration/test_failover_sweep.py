@@ -11,6 +11,7 @@ import redis
 
 from rookhaven import Document, RetrievalRequest
 from rookhaven.config import Settings
+from rookhaven.errors import StoreUnavailableError
 from rookhaven.pipeline import Pipeline, RecordingDispatcher
 from rookhaven.store import Store
 from tests.conftest import free_port, start_redis_server, wait_until
@@ -115,5 +116,12 @@ def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
     assert failovers.changed("crashed", 0.2)[0] == changed
     assert new.sweep().failovers == 0
     wait_until(lambda: replica.get(shard.primary_claim) is None, 5, what="the claim to expire")
+
+    # A sweep that fails before the jobs went out lets go at once: the next one hands back.
+    unsendable = RecordingDispatcher(fail=StoreUnavailableError("the broker is unreachable"))
+    failing = Pipeline(Store(replica, "c"), unsendable, settings)
+    with pytest.raises(StoreUnavailableError):
+        failing.sweep()
+    assert replica.get(shard.primary_claim) is None
     swept = new.sweep()
     assert swept.failovers == 1 and sorted(swept.requeued) == sorted(jobs)
