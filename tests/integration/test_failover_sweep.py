@@ -17,6 +17,13 @@ from rookhaven.store import Store
 from tests.conftest import free_port, start_redis_server, wait_until
 
 DOCS = [Document(id=f"d{i}", text=f"crane {i} berth {i % 4} tide") for i in range(20)]
+SETTINGS = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
+
+
+def on(client: redis.Redis, prefix: str,
+       dispatcher: RecordingDispatcher | None = None) -> Pipeline:
+    """The store under ``prefix`` on ``client``, its messages recorded, not sent."""
+    return Pipeline(Store(client, prefix), dispatcher or RecordingDispatcher(), SETTINGS)
 
 
 @pytest.fixture
@@ -42,8 +49,7 @@ def pair(tmp_path: Path) -> Iterator[tuple[redis.Redis, redis.Redis]]:
 def test_a_promotion_enqueues_again_the_jobs_whose_last_writes_it_lost(
         pair: tuple[redis.Redis, redis.Redis]) -> None:
     primary, replica = pair
-    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
-    old = Pipeline(Store(primary, "f"), RecordingDispatcher(), settings)
+    old = on(primary, "f")
     old.add_corpus(DOCS, "port")
     running, delivered, queued = (r.job_id for r in old.submit_many(
         [RetrievalRequest(query=f"berth {i}") for i in range(3)], "port"))
@@ -58,7 +64,7 @@ def test_a_promotion_enqueues_again_the_jobs_whose_last_writes_it_lost(
     old.store.jobs.fail(queued, "lost", permanent=True, max_attempts=1)  # never replicated
     assert old.sweep().failovers == 0  # the old primary's own history did not change
 
-    new = Pipeline(Store(replica, "f"), RecordingDispatcher(), settings)
+    new = on(replica, "f")
     assert new.job(queued).state == "queued"
     swept = new.sweep()
     assert swept.failovers == 1
@@ -71,15 +77,14 @@ def test_a_promotion_enqueues_again_the_jobs_whose_last_writes_it_lost(
 def test_a_promotion_before_the_first_sweep_is_seen_from_the_submitters_record(
         pair: tuple[redis.Redis, redis.Redis]) -> None:
     primary, replica = pair
-    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
-    old = Pipeline(Store(primary, "e"), RecordingDispatcher(), settings)
+    old = on(primary, "e")
     old.add_corpus(DOCS, "port")
     (job,) = (r.job_id for r in old.submit_many([RetrievalRequest(query="tide")], "port"))
     old.store.jobs.start([job], "w1")  # begun, in a worker's hands, and no sweep yet
     assert primary.wait(1, 5000) == 1
 
     replica.replicaof("NO", "ONE")
-    new = Pipeline(Store(replica, "e"), RecordingDispatcher(), settings)
+    new = on(replica, "e")
     new.store.heartbeats.beat("w1", 600)  # the worker lives on
     swept = new.sweep()  # the first sweep ever
     assert swept.failovers == 1 and swept.requeued == [job]
@@ -88,8 +93,7 @@ def test_a_promotion_before_the_first_sweep_is_seen_from_the_submitters_record(
 def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
         pair: tuple[redis.Redis, redis.Redis]) -> None:
     primary, replica = pair
-    settings = Settings(batch_size=10, sweep_after=600, engine="tfcosine@1")
-    old = Pipeline(Store(primary, "c"), RecordingDispatcher(), settings)
+    old = on(primary, "c")
     old.add_corpus(DOCS, "port")
     jobs = [r.job_id for r in old.submit_many(
         [RetrievalRequest(query=f"crane {i}") for i in range(4)], "port")]
@@ -99,7 +103,7 @@ def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
 
     # Sweeps that waited out the failover run at once: the first to claim the shard hands
     # its jobs back, the others leave it to that one, even after it recorded the primary.
-    new = Pipeline(Store(replica, "c"), RecordingDispatcher(), settings)
+    new = on(replica, "c")
     failovers = new.store.failovers
     changed, record = failovers.changed("first", 60)
     assert len(changed) == 1 and record
@@ -108,7 +112,7 @@ def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
     failovers.settle(record, "first")
     (shard,) = changed
     assert replica.get(shard.primary_claim) is None  # let go with the record
-    late = Pipeline(Store(replica, "c"), RecordingDispatcher(), settings)
+    late = on(replica, "c")
     assert late.sweep().failovers == 0  # the record names the new primary now
 
     # A sweep that died holding its claim: the claim expires and the next sweep hands back.
@@ -119,7 +123,7 @@ def test_one_sweep_at_a_time_hands_a_failed_over_shard_back(
 
     # A sweep that fails before the jobs went out lets go at once: the next one hands back.
     unsendable = RecordingDispatcher(fail=StoreUnavailableError("the broker is unreachable"))
-    failing = Pipeline(Store(replica, "c"), unsendable, settings)
+    failing = on(replica, "c", unsendable)
     with pytest.raises(StoreUnavailableError):
         failing.sweep()
     assert replica.get(shard.primary_claim) is None
