@@ -12,7 +12,8 @@ peak resident memory, and single-query throughput for q3/q8 x top-10/top-100. Ro
 answers with the full retrieve (decomposition, ranking and the audit record): engine
 ``rookhaven`` produces the canonical result bytes a worker stores, ``rookhaven-model`` the
 validated pydantic ``RetrievalResult`` of ``Retriever.retrieve``; ``rookhaven:NAME@VERSION``
-(e.g. ``--engines rookhaven:bm25@1,rookhaven:bm25@2``) ranks with that engine version;
+(e.g. ``--engines rookhaven:bm25@1,rookhaven:bm25@2``) ranks with that engine version, and
+``rookhaven:hybrid@1+semantic_prefilter=250`` with its parameters changed;
 ``rookhaven-cold:bm25@3`` is ``rookhaven`` with bm25@3's feedback memo emptied before every
 query, so each pass pays the first retrieval and the term choice (the memo would otherwise
 answer every pass after the first). Peers
@@ -140,6 +141,16 @@ def _read_queries(path: Path) -> list[str]:
     return [orjson.loads(line)["text"] for line in path.read_bytes().splitlines() if line]
 
 
+def _value(text: str) -> object:
+    """A parameter's value from an engine name: an int, a float, or the text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
               freeze: bool = True) -> dict[str, object]:
     """Load, build and query one engine in this process; the numbers as a dict."""
@@ -148,6 +159,10 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
     if engine.startswith("rookhaven"):
         # "rookhaven:bm25@1" names an engine version; plain "rookhaven" is the default one.
         kind, _, version = engine.partition(":")
+        # "rookhaven:hybrid@1+semantic_prefilter=250": the engine with parameters changed.
+        version, *pairs = version.split("+")
+        params: dict[str, Any] = {name: _value(text)
+                                  for name, _, text in (p.partition("=") for p in pairs)}
         # Streamed into the index, as a worker loads a stored corpus: each line is parsed,
         # hashed and dropped, so reading the file is part of the build (load_s 0). A file
         # not in id order cannot stream; it is read whole first.
@@ -158,7 +173,7 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
                 loaded, load_rss = 0.0, rss_mb()
                 search: Search = build_rookhaven(source, models=kind == "rookhaven-model",
                                                  engine=version or "bm25",
-                                                 cold=kind == "rookhaven-cold")
+                                                 cold=kind == "rookhaven-cold", **params)
                 streamed = True
         except CorpusError:
             with open(corpus_dir / "corpus.jsonl", "rb") as lines:
@@ -167,7 +182,8 @@ def speed_one(engine: str, corpus_dir: Path, passes: int = 3,
             loaded, load_rss = time.perf_counter() - start, rss_mb()
             start = time.perf_counter()
             search = build_rookhaven(source, models=kind == "rookhaven-model",
-                                     engine=version or "bm25", cold=kind == "rookhaven-cold")
+                                     engine=version or "bm25", cold=kind == "rookhaven-cold",
+                                     **params)
     else:
         ids, texts = [], []
         with open(corpus_dir / "corpus.jsonl", "rb") as lines:

@@ -17,6 +17,7 @@ from rookhaven.core.semantic import fusion
 from rookhaven.core.semantic.vectors import (
     _keys_reference,
     candidates,
+    code_planes,
     document_vectors,
     keys_of,
     radii,
@@ -92,7 +93,8 @@ def test_the_compiled_semantic_list_is_the_reference_integers_over_many_document
     from rookhaven.core.semantic.lists import semantic_list
     vectors, r, codes, query = _random_index(4, 5000, 97)
     for limit, depth in ((500, 100), (10**6, 300)):
-        live = _compiled_as_reference(semantic_list, vectors, r, codes, query, limit, depth)
+        live = _compiled_as_reference(semantic_list, vectors, r, code_planes(codes), query,
+                                      limit, depth)
         assert len(live[0]) >= depth
 
 
@@ -108,7 +110,8 @@ def test_the_compiled_semantic_list_keeps_every_tie_at_its_depth_as_the_referenc
     for _ in range(20):
         query = rng.integers(-32767, 32768, size=256).astype(np.int32)
         for limit, depth in ((500, 100), (3000, 5), (10**6, 1000), (100, 100), (10, 1)):
-            _compiled_as_reference(semantic_list, vectors, r, codes, query, limit, depth)
+            _compiled_as_reference(semantic_list, vectors, r, code_planes(codes), query, limit,
+                                   depth)
 
 
 def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
@@ -117,6 +120,23 @@ def test_competition_ranks_share_a_rank_and_keep_every_tie_at_the_cut() -> None:
     got_ords, ranks = fusion.competition_top(ords, keys, 4)
     assert got_ords.tolist() == [11, 12, 13, 10, 14]
     assert ranks.tolist() == [1, 1, 3, 4, 4]
+
+
+def test_the_compiled_competition_ranks_are_the_reference_ones() -> None:
+    from rookhaven.core.semantic.lists import ranked
+    rng = np.random.default_rng(11)
+    cases = [(rng.permutation(400)[:n], rng.integers(1, span, n), depth)
+             for n in (0, 1, 7, 150, 400) for span in (3, 50, 10**9) for depth in (0, 1, 5, 100)]
+    live = [ranked(ords, keys, depth) for ords, keys, depth in cases]
+    compiled.hold()
+    try:
+        held = [ranked(ords, keys, depth) for ords, keys, depth in cases]
+    finally:
+        compiled.release()
+    for (ords, keys, depth), a, b in zip(cases, live, held, strict=True):
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), (len(ords), depth)
+        assert np.array_equal(b[0], fusion.competition_top(ords, keys, depth)[0])
+    assert any(len(a[0]) > depth for (_, _, depth), a in zip(cases, live, strict=True))
 
 
 def test_fused_scores_are_the_integer_reciprocal_rank_sums() -> None:
@@ -270,13 +290,13 @@ def test_query_vectors_semantic_lists_and_fusion_are_the_same_on_both_paths() ->
     lexical = fusion.competition_top(np.arange(0, 300, 3), rng.integers(1, 40, 100), 50)
     texts = ["alert people on their phones", "起重机 delay ü", "x"]
     live = [(query_vector(model, t), query_vector(model, t, weights)) for t in texts]
-    lists = [semantic_list(vectors, r, codes, q, limit, 60)
+    lists = [semantic_list(vectors, r, code_planes(codes), q, limit, 60)
              for q, _ in live for limit in (200, 10**6)]
     fusions = [fused(lexical, s, 204, 51, 20) for s in lists]
     compiled.hold()
     try:
         held = [(query_vector(model, t), query_vector(model, t, weights)) for t in texts]
-        held_lists = [semantic_list(vectors, r, codes, q, limit, 60)
+        held_lists = [semantic_list(vectors, r, code_planes(codes), q, limit, 60)
                       for q, _ in held for limit in (200, 10**6)]
         held_fusions = [fused(lexical, s, 204, 51, 20) for s in held_lists]
     finally:

@@ -12,6 +12,7 @@ sha256 the config records (ADR 0044).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..corpus import RecordSource
 from ..semantic import fusion
-from ..semantic.lists import fused, semantic_list
+from ..semantic.lists import fused, ranked, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
 from ..semantic.vectors import (
@@ -34,6 +35,7 @@ from ..semantic.vectors import (
 )
 from .base import IntArray
 from .bm25 import Bm25Index, Bm25Provider, _fraction
+from .scoring import Plan
 
 QUERY_WEIGHTINGS = ("none", "rarity")
 COVERAGE_BITS = 8
@@ -128,12 +130,12 @@ class HybridProvider(Bm25Provider):
         model = self.static_model
         tee = _Tee(corpus, model, count=self.query_weighting == "rarity")
         lexical = super().build(tee)
-        vectors, radii, codes = tee.finish()
+        vectors, radii, planes = tee.finish()
         weights = None if tee.df is None else rarity_weights(
             tee.df, int(np.count_nonzero(radii)))
         weight = fusion.WEIGHT_BITS
         return HybridIndex(
-            lexical=lexical, vectors=vectors, radii=radii, codes=codes,
+            lexical=lexical, vectors=vectors, radii=radii, planes=planes,
             model=model, k=self.rrf_k, prefilter=self.semantic_prefilter, weights=weights,
             lexical_weight=_fraction("lexical_weight", self.lexical_weight, weight),
             semantic_weight=_fraction("semantic_weight", self.semantic_weight, weight),
@@ -157,7 +159,8 @@ class _Tee:
         size = len(corpus) if isinstance(corpus, Sized) else 0
         self._vectors = np.zeros((size, model.dim), dtype=np.int8)
         self._radii = np.zeros(size, dtype=np.int64)
-        self._codes = np.zeros((size, -(-min(model.dim, CODE_DIMS) // 64)), dtype=np.uint64)
+        # Sign codes by plane (``vectors.code_planes``): word w of every document together.
+        self._planes = np.zeros((-(-min(model.dim, CODE_DIMS) // 64), size), dtype=np.uint64)
         self._filled = 0
 
     def record_chunks(self, size: int) -> Iterator[Iterator[dict[str, Any]]]:
@@ -165,23 +168,24 @@ class _Tee:
             records = list(chunk)
             vectors, radii = document_vectors(self._model, map(document_body, records),
                                               self.df)
-            codes = sign_codes(vectors)
+            planes = sign_codes(vectors).T
             end = self._filled + len(records)
             if end > len(self._vectors):  # a source of unknown size: grow
                 self._vectors = np.concatenate([self._vectors[:self._filled], vectors])
                 self._radii = np.concatenate([self._radii[:self._filled], radii])
-                self._codes = np.concatenate([self._codes[:self._filled], codes])
+                self._planes = np.concatenate([self._planes[:, :self._filled], planes], axis=1)
             else:
                 self._vectors[self._filled:end] = vectors
                 self._radii[self._filled:end] = radii
-                self._codes[self._filled:end] = codes
+                self._planes[:, self._filled:end] = planes
             self._filled = end
             yield iter(records)
 
     def finish(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The vectors, their radii and their sign codes, in document order."""
+        """The vectors, their radii (in document order) and their sign codes' planes."""
         end = self._filled
-        return self._vectors[:end], self._radii[:end], self._codes[:end]
+        return (self._vectors[:end], self._radii[:end],
+                np.ascontiguousarray(self._planes[:, :end]))
 
 
 @dataclass
@@ -191,7 +195,7 @@ class HybridIndex:
     lexical: Bm25Index
     vectors: np.ndarray
     radii: np.ndarray
-    codes: np.ndarray  # sign bits of each vector, for the prefilter
+    planes: np.ndarray  # sign bits of each vector by plane, for the prefilter
     model: StaticModel
     prefilter: int
     weights: np.ndarray | None  # a query token's weight by rarity, or None (all 1)
@@ -219,7 +223,8 @@ class HybridView:
     index: HybridIndex
     texts: Mapping[tuple[str, ...], str]
     _seen: dict[tuple[str, ...], tuple[IntArray, ...]] = field(default_factory=dict)
-    _ranks: dict[tuple[str, ...], dict[int, tuple[int, int]]] = field(default_factory=dict)
+    _ranks: dict[tuple[str, ...], tuple[list[int], list[int], list[int]]] = field(
+        default_factory=dict)
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         ords, units, _, _, _ = self._fused(tuple(terms))
@@ -232,39 +237,45 @@ class HybridView:
         ranks = self._ranks.get(key)
         if ranks is None:  # a one-part query's subquery and whole query share one
             fused_ords, _, lex, sem, _ = self._fused(key)
-            ranks = self._ranks[key] = dict(zip(
-                fused_ords.tolist(), zip(lex.tolist(), sem.tolist(), strict=True),
-                strict=True))
-        return {"semantic_weight": int(self._fused(key)[4][0]),
-                "ranks": [list(ranks.get(o, (0, 0))) for o in ords]}
+            ranks = self._ranks[key] = (fused_ords.tolist(), lex.tolist(), sem.tolist())
+        # The fused documents ascend: a few picks are found by binary search, cheaper than
+        # a dict of every fused document.
+        listed, lex_ranks, sem_ranks = ranks
+        out = []
+        for o in ords:
+            at = bisect_left(listed, o)
+            found = at < len(listed) and listed[at] == o
+            out.append([lex_ranks[at], sem_ranks[at]] if found else [0, 0])
+        return {"semantic_weight": int(self._fused(key)[4][0]), "ranks": out}
 
     def _fused(self, terms: tuple[str, ...]) -> tuple[IntArray, ...]:
         found = self._seen.get(terms)
         if found is not None:
             return found
         ix = self.index
-        ords, units = ix.lexical.top(terms, ix.lexical_depth) if terms and ix.lexical_depth \
-            else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        lexical = fusion.competition_top(ords, units, ix.lexical_depth)
+        lex = ix.lexical
+        plan = lex.plan(terms)  # once, for the lexical list and the confidence rule
+        ords, units = lex.scorer.score_top(plan, ix.lexical_depth) \
+            if terms and ix.lexical_depth else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        lexical = ranked(ords, units, ix.lexical_depth)
         weight = ix.semantic_weight
-        if ix.confident_coverage and len(lexical[0]) and self._sure(terms, lexical):
+        if ix.confident_coverage and len(lexical[0]) and self._sure(plan, lexical):
             weight = ix.confident_weight
         semantic = (np.zeros(0, np.int64), np.zeros(0, np.int64))
         text = self.texts.get(terms)
         if weight and ix.semantic_depth and text is not None and len(ix.vectors):
             query = query_vector(ix.model, text, ix.weights)
             if query is not None:
-                semantic = semantic_list(ix.vectors, ix.radii, ix.codes, query, ix.prefilter,
+                semantic = semantic_list(ix.vectors, ix.radii, ix.planes, query, ix.prefilter,
                                          ix.semantic_depth)
         found = (*fused(lexical, semantic, ix.lexical_weight, weight, ix.k),
                  np.asarray([weight], np.int64))
         self._seen[terms] = found
         return found
 
-    def _sure(self, terms: tuple[str, ...], lexical: tuple[IntArray, IntArray]) -> bool:
+    def _sure(self, plan: Plan, lexical: tuple[IntArray, IntArray]) -> bool:
         """Whether a document at lexical rank 1 matches at least the confident coverage
         of the distinct query terms (a term matches through any of its expansions)."""
-        lex = self.index.lexical
-        plan = lex.plan(terms)
-        matched = lex.scorer.matched_of(plan, np.sort(lexical[0][lexical[1] == 1]))
+        matched = self.index.lexical.scorer.matched_of(
+            plan, np.sort(lexical[0][lexical[1] == 1]))
         return int(matched.max()) << COVERAGE_BITS >= len(plan) * self.index.confident_coverage

@@ -8,6 +8,7 @@ call walks the same lists with the same integer arithmetic, so the scores are id
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -54,18 +55,23 @@ _compiled = njit(cache=True, nogil=True)(_lookup) if njit is not None else None
 
 
 def lookup(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
-           offsets: npt.NDArray[np.int64], plan: list[tuple[int, tuple[tuple[int, int], ...]]],
+           starts: Sequence[int], plan: list[tuple[int, tuple[tuple[int, int], ...]]],
            ords: IntArray, wbits: int) -> tuple[IntArray, IntArray] | None:
     """Each document's uncovered sum and matched terms under ``plan``; None without numba
-    (the caller scores in numpy)."""
+    (the caller scores in numpy). ``starts``: each term's first posting, as Python ints
+    (reading a numpy scalar per row cost more than the compiled call)."""
     if _compiled is None or not live():
         return None
-    rows = np.array([(offsets[t], offsets[t + 1], w) for _, expansion in plan
-                     for t, w in expansion], dtype=np.int64).reshape(-1, 3)
-    groups = np.zeros(len(plan) + 1, dtype=np.int64)
-    groups[1:] = np.cumsum(np.array([len(e) for _, e in plan], dtype=np.int64))
-    qtfs = np.array([qtf for qtf, _ in plan], dtype=np.int64)
+    flat: list[int] = []
+    groups = [0]
+    for _, expansion in plan:
+        for t, w in expansion:
+            flat += (starts[t], starts[t + 1], w)
+        groups.append(len(flat) // 3)
+    rows = np.fromiter(flat, np.int64, len(flat)).reshape(len(flat) // 3, 3)
+    qtfs = np.fromiter([qtf for qtf, _ in plan], np.int64, len(plan))
     acc = np.zeros(len(ords), dtype=np.int64)
     matched = np.zeros(len(ords), dtype=np.int64)
-    _compiled(docs, impacts, rows, groups, qtfs, ords, wbits, acc, matched)
+    _compiled(docs, impacts, rows, np.array(groups, dtype=np.int64), qtfs, ords, wbits, acc,
+              matched)
     return acc, matched

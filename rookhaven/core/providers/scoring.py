@@ -221,7 +221,7 @@ class Bm25Scorer:
         """Scores of the given documents (0 where one matches nothing): compiled if numba
         is here (``lookup.py``), else ``score_docs_numpy``."""
         ords = np.asarray(ords, dtype=np.int64)
-        found = lookup(self.docs, self.impacts, self.offsets, plan, ords, self.weight_bits)
+        found = lookup(self.docs, self.impacts, self._starts, plan, ords, self.weight_bits)
         if found is None:
             return self.score_docs_numpy(plan, ords)
         return self.covered(*found, len(plan))
@@ -230,7 +230,7 @@ class Bm25Scorer:
         """How many of ``plan``'s query terms each document of ``ords`` matches (through
         any of a term's expansions): compiled if numba is here, else in numpy."""
         ords = np.asarray(ords, dtype=np.int64)
-        found = lookup(self.docs, self.impacts, self.offsets, plan, ords, self.weight_bits)
+        found = lookup(self.docs, self.impacts, self._starts, plan, ords, self.weight_bits)
         return (found if found is not None else self._sums_numpy(plan, ords))[1]
 
     def score_docs_numpy(self, plan: Plan, ords: IntArray) -> IntArray:

@@ -169,6 +169,12 @@ def sign_codes(vectors: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
     return out
 
 
+def code_planes(codes: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """``codes`` (a row a document) by plane: row w holds word w of every document, so the
+    compiled prefilter reads each plane in one contiguous pass."""
+    return np.ascontiguousarray(codes.T)
+
+
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int32)
 
 
