@@ -194,6 +194,34 @@ def test_the_compiled_and_reference_paths_give_the_same_hybrid_bytes() -> None:
     assert live == held
 
 
+WORDS = ["crane", "berth", "tide", "vessel", "cargo", "pilot", "harbour", "manifest", "customs",
+         "delay", "weather", "dock", "message", "phone", "alert", "notify", "schedule",
+         "container", "reefer", "gantry"]
+
+
+@needs_model
+@pytest.mark.parametrize("params", [
+    {}, {"confident_coverage": 0}, {"query_weighting": "rarity"},
+    {"confident_semantic_weight": 0.1, "semantic_prefilter": 20, "semantic_depth": 10},
+    {"semantic_weight": 0, "confident_semantic_weight": 0}, {"lexical_depth": 0}])
+def test_one_compiled_call_fuses_as_the_steps_do(params: dict[str, object]) -> None:
+    """Every branch of the one-call path (the confidence rule on and off, firing or not,
+    the prefilter cutting, no semantic weight, no lexical list) against the steps."""
+    rng = np.random.default_rng(3)
+    docs = [Document(id=f"d{i}", text=" ".join(rng.choice(WORDS, 6))) for i in range(400)]
+    retriever = Retriever(docs, "hybrid@1", **params)
+    queries = ["crane berth tide vessel cargo pilot", "alert the phone", "gantry",
+               "zzqx unknownword", "send a message to a phone; berth tide", docs[7].text]
+    requests = [RetrievalRequest(query=q, recallBudget=b) for q in queries for b in (3, 40)]
+    live = [retriever.result_bytes(r) for r in requests]
+    compiled.hold()
+    try:
+        held = [Retriever(docs, "hybrid@1", **params).result_bytes(r) for r in requests]
+    finally:
+        compiled.release()
+    assert live == held
+
+
 @needs_model
 def test_with_no_semantic_weight_the_lexical_ranks_are_bm25_6s_order() -> None:
     request = RetrievalRequest(query="send a message", recallBudget=4, decompose=False)

@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..corpus import RecordSource
 from ..semantic import fusion
-from ..semantic.lists import fused, ranked, semantic_list
+from ..semantic.lists import fused, one_call, ranked, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
 from ..semantic.vectors import (
@@ -37,6 +37,7 @@ from .base import IntArray
 from .bm25 import Bm25Index, Bm25Provider, _fraction
 from .scoring import Plan
 
+_NO_IDS = np.zeros(0, np.int64)
 QUERY_WEIGHTINGS = ("none", "rarity")
 COVERAGE_BITS = 8
 
@@ -257,21 +258,48 @@ class HybridView:
         plan = lex.plan(terms)  # once, for the lexical list and the confidence rule
         ords, units = lex.scorer.score_top(plan, ix.lexical_depth) \
             if terms and ix.lexical_depth else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        lexical = ranked(ords, units, ix.lexical_depth)
+        text = self.texts.get(terms)
+        found = self._one_call(plan, (ords, units), text) or self._steps(plan, (ords, units),
+                                                                         text)
+        self._seen[terms] = found
+        return found
+
+    def _one_call(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None
+                  ) -> tuple[IntArray, ...] | None:
+        """``_steps`` in one compiled call (``semantic.lists.one_call``), or None."""
+        ix = self.index
+        ids = _NO_IDS
+        if text is not None and ix.semantic_depth and len(ix.vectors) and (
+                ix.semantic_weight or ix.confident_weight):
+            ids = np.asarray(ix.model.tokenizer.ids(text), dtype=np.int64)
+        sure = (*ix.lexical.scorer.lookup_args(plan), ix.confident_coverage, COVERAGE_BITS) \
+            if ix.confident_coverage else None
+        done = one_call(
+            candidates, ix.lexical_depth, sure,
+            (ix.model.table, ids, np.ones(len(ids), np.int64) if ix.weights is None
+             else ix.weights[ids]),
+            (ix.vectors, ix.radii, ix.planes, ix.prefilter, ix.semantic_depth),
+            (ix.lexical_weight, ix.semantic_weight, ix.confident_weight, ix.k))
+        if done is None:
+            return None
+        return (*done[:4], np.asarray([done[4]], np.int64))
+
+    def _steps(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None
+               ) -> tuple[IntArray, ...]:
+        """The fused list step by step: the reference ``_one_call`` is held to."""
+        ix = self.index
+        lexical = ranked(*candidates, ix.lexical_depth)
         weight = ix.semantic_weight
         if ix.confident_coverage and len(lexical[0]) and self._sure(plan, lexical):
             weight = ix.confident_weight
         semantic = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        text = self.texts.get(terms)
         if weight and ix.semantic_depth and text is not None and len(ix.vectors):
             query = query_vector(ix.model, text, ix.weights)
             if query is not None:
                 semantic = semantic_list(ix.vectors, ix.radii, ix.planes, query, ix.prefilter,
                                          ix.semantic_depth)
-        found = (*fused(lexical, semantic, ix.lexical_weight, weight, ix.k),
-                 np.asarray([weight], np.int64))
-        self._seen[terms] = found
-        return found
+        return (*fused(lexical, semantic, ix.lexical_weight, weight, ix.k),
+                np.asarray([weight], np.int64))
 
     def _sure(self, plan: Plan, lexical: tuple[IntArray, IntArray]) -> bool:
         """Whether a document at lexical rank 1 matches at least the confident coverage

@@ -62,16 +62,23 @@ def lookup(docs: npt.NDArray[np.int32], impacts: npt.NDArray[np.int32],
     (reading a numpy scalar per row cost more than the compiled call)."""
     if _compiled is None or not live():
         return None
+    rows, groups, qtfs = lookup_table(starts, plan)
+    acc = np.zeros(len(ords), dtype=np.int64)
+    matched = np.zeros(len(ords), dtype=np.int64)
+    _compiled(docs, impacts, rows, groups, qtfs, ords, wbits, acc, matched)
+    return acc, matched
+
+
+def lookup_table(starts: Sequence[int], plan: list[tuple[int, tuple[tuple[int, int], ...]]]
+                 ) -> tuple[IntArray, IntArray, IntArray]:
+    """The lookup's arguments for ``plan``: rows of (start, end, weight), each query term's
+    first row, each query term's count."""
     flat: list[int] = []
     groups = [0]
     for _, expansion in plan:
         for t, w in expansion:
             flat += (starts[t], starts[t + 1], w)
         groups.append(len(flat) // 3)
-    rows = np.fromiter(flat, np.int64, len(flat)).reshape(len(flat) // 3, 3)
-    qtfs = np.fromiter([qtf for qtf, _ in plan], np.int64, len(plan))
-    acc = np.zeros(len(ords), dtype=np.int64)
-    matched = np.zeros(len(ords), dtype=np.int64)
-    _compiled(docs, impacts, rows, np.array(groups, dtype=np.int64), qtfs, ords, wbits, acc,
-              matched)
-    return acc, matched
+    return (np.fromiter(flat, np.int64, len(flat)).reshape(len(flat) // 3, 3),
+            np.array(groups, dtype=np.int64),
+            np.fromiter([qtf for qtf, _ in plan], np.int64, len(plan)))

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import compiled
 from . import kernel
-from .lookup import lookup
+from .lookup import lookup, lookup_table
 from .unions import UnionPool
 
 IntArray = npt.NDArray[np.int64]
@@ -232,6 +233,11 @@ class Bm25Scorer:
         ords = np.asarray(ords, dtype=np.int64)
         found = lookup(self.docs, self.impacts, self._starts, plan, ords, self.weight_bits)
         return (found if found is not None else self._sums_numpy(plan, ords))[1]
+
+    def lookup_args(self, plan: Plan) -> tuple[Any, ...]:
+        """What the compiled lookup reads for ``plan``: postings, impacts, its table
+        (``lookup.lookup_table``) and the weight bits, for a kernel calling it."""
+        return self.docs, self.impacts, lookup_table(self._starts, plan), self.weight_bits
 
     def score_docs_numpy(self, plan: Plan, ords: IntArray) -> IntArray:
         """``score_docs`` in numpy calls: the reference the compiled lookup is tested against."""

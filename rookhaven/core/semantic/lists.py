@@ -9,14 +9,16 @@ pays one call instead of some twenty small numpy ones.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from ..compiled import live, njit
+from ..providers import lookup as postings
 from . import fusion
-from .vectors import KEY_SHIFT, IntArray, candidates, keys_of
+from . import vectors as vec
+from .vectors import KEY_SHIFT, QUERY_MAX, IntArray, candidates, keys_of
 
 EMPTY = (np.zeros(0, np.int64), np.zeros(0, np.int64))
 
@@ -48,6 +50,68 @@ def fused(lexical: tuple[IntArray, IntArray], semantic: tuple[IntArray, IntArray
         return _FUSE(lexical[0], lexical[1], semantic[0], semantic[1],  # type: ignore[no-any-return]
                      lexical_weight, semantic_weight, k, fusion.UNIT_BITS)
     return fusion.fuse(lexical, semantic, lexical_weight, semantic_weight, k)
+
+
+def one_call(lexical: tuple[IntArray, IntArray], lexical_depth: int,
+             sure: tuple[Any, ...] | None, query: tuple[Any, ...],
+             semantic: tuple[Any, ...], weights: tuple[int, int, int, int]
+             ) -> tuple[IntArray, IntArray, IntArray, IntArray, int] | None:
+    """A hybrid (sub)query's fused list in one compiled call (None where numba is not live):
+    the lexical candidates' competition ranks to ``lexical_depth``, the confidence rule,
+    the query's vector, the semantic list and the fusion, the steps the reference path
+    takes one by one (``providers.hybrid.HybridView``), with the same integers.
+
+    ``lexical``: the lexical candidates and their scores; ``sure``: the lookup's docs,
+    impacts, table (``lookup_table``), weight bits, confident coverage and its bits, or
+    None when the rule is off; ``query``: the model's table, the query's token ids (none:
+    no semantic list) and their weights; ``semantic``: vectors, radii, planes, prefilter,
+    depth; ``weights``: lexical, semantic and confident semantic weight, k. Returns the
+    fused documents, their scores, lexical and semantic ranks, and the semantic weight
+    used."""
+    if not live() or _ONE is None:
+        return None
+    if sure is None:
+        docs, impacts, (rows, groups, qtfs), wbits, coverage, bits = _NO_SURE
+    else:
+        docs, impacts, (rows, groups, qtfs), wbits, coverage, bits = sure
+    table, ids, token_weights = query
+    vectors, radii, planes, prefilter, depth = semantic
+    ords, units, lex, sem, used = _ONE(
+        lexical[0], lexical[1], lexical_depth, docs, impacts, rows, groups, qtfs, wbits,
+        coverage, bits, table, ids, token_weights, QUERY_MAX, vectors, radii, planes,
+        prefilter, depth, KEY_SHIFT, *weights, fusion.UNIT_BITS)
+    return ords, units, lex, sem, int(used)
+
+
+_NO_SURE = (np.zeros(0, np.int32), np.zeros(0, np.int32),
+            (np.zeros((0, 3), np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64)), 0, 0, 0)
+
+
+def _one_loop(lex_ords: Any, lex_units: Any, lexical_depth: int, docs: Any, impacts: Any,
+              rows: Any, groups: Any, qtfs: Any, wbits: int, coverage: int, bits: int,
+              table: Any, ids: Any, token_weights: Any, query_max: int, vectors: Any,
+              radii: Any, planes: Any, prefilter: int, depth: int, key_shift: int,
+              lexical_weight: int, semantic_weight: int, confident_weight: int, k: int,
+              unit_bits: int) -> Any:
+    lex_o, lex_r = _ranked(lex_ords, lex_units, lexical_depth)
+    weight = semantic_weight
+    if coverage > 0 and len(lex_o) > 0:
+        firsts = lex_o[lex_r == 1].copy()
+        firsts.sort()
+        acc = np.zeros(len(firsts), dtype=np.int64)
+        matched = np.zeros(len(firsts), dtype=np.int64)
+        _lookup(docs, impacts, rows, groups, qtfs, firsts, wbits, acc, matched)
+        if (matched.max() << bits) >= len(qtfs) * coverage:
+            weight = confident_weight
+    sem_o = np.zeros(0, dtype=np.int64)
+    sem_r = np.zeros(0, dtype=np.int64)
+    if weight != 0 and depth > 0 and len(ids) > 0 and vectors.shape[0] > 0:
+        query = _query(table, ids, token_weights, query_max)
+        if np.any(query != 0):
+            sem_o, sem_r = _semantic(vectors, radii, planes, query, prefilter, depth, key_shift)
+    ords, units, lex, sem = _fuse(lex_o, lex_r, sem_o, sem_r, lexical_weight, weight, k,
+                                  unit_bits)
+    return ords, units, lex, sem, weight
 
 
 def popcount(x: Any) -> Any:
@@ -190,6 +254,15 @@ _popcount = popcount
 if njit is not None:
     _popcount = njit(cache=True, nogil=True, inline="always",
                      intrinsic=("rookhaven.core.popcount", "popcount"))(popcount)
-_SEMANTIC = njit(cache=True, nogil=True)(_semantic_loop) if njit is not None else None
-_RANKED = njit(cache=True, nogil=True)(_ranked_loop) if njit is not None else None
-_FUSE = njit(cache=True, nogil=True)(_fuse_loop) if njit is not None else None
+_SEMANTIC: Any = njit(cache=True, nogil=True)(_semantic_loop) if njit is not None else None
+_RANKED: Any = njit(cache=True, nogil=True)(_ranked_loop) if njit is not None else None
+_FUSE: Any = njit(cache=True, nogil=True)(_fuse_loop) if njit is not None else None
+# The kernels ``_one_loop`` calls: their Python functions to the type checker, and where numba
+# is, the Kernels the wrappers above call (one compilation each), made numba's dispatchers
+# with ``_ONE``'s.
+_ranked, _fuse, _semantic, _query, _lookup = (_ranked_loop, _fuse_loop, _semantic_loop,
+                                              vec._query_loop, postings._lookup)
+if njit is not None:
+    _ranked, _fuse, _semantic = _RANKED, _FUSE, _SEMANTIC
+    _query, _lookup = cast(Any, vec._QUERY), cast(Any, postings._compiled)
+_ONE = njit(cache=True, nogil=True)(_one_loop) if njit is not None else None
