@@ -7,16 +7,18 @@ Run by hand (not a test), from the repository root:
         ../shared/datasets/*/
     .venv/bin/python bench/experiments/semantic_cost.py speed bench/data/syn10k
 
-``quality``: nDCG@10 (budget 100) of bm25@6, hybrid@1 and hybrid@1 with a smaller exact
-set: a prefilter of 500, 250 or 100 documents, and sign codes of the first 128 or 64
-dimensions (``vectors.CODE_DIMS``, a constant of the engine, set here before each build);
+``quality``: nDCG@10 (``--budget``, 100 unless said) of bm25@6, hybrid@1 and hybrid@1 with a
+smaller exact set: a prefilter of 500, 250 or 100 documents, sign codes of the first 128 or
+64 dimensions (``vectors.CODE_DIMS``, a constant of the engine, set here before each build),
+and both lists' depths at 50 or 20 (what a depth tied to a budget of 10 would rank);
 collections of at most 250 documents are skipped (no prefilter applies). Per collection,
 then each genre's mean, then every setting significantly worse (paired t-test, p < 0.05)
 than bm25@6 or than hybrid@1.
 
 ``speed``: microseconds a request (``result_bytes``, the best of three passes over 500
 queries, every setting alternating in this process) of bm25@6, bm25@6 without its direct
-path (the generic one every engine that fuses takes), hybrid@1 and its smaller exact sets.
+path (the generic one every engine that fuses takes), hybrid@1, its smaller exact sets and
+depths of 20.
 """
 
 from __future__ import annotations
@@ -51,11 +53,17 @@ QUALITY = {
     "p100": ("hybrid@1", {"semantic_prefilter": 100}, 256),
     "p250-c128": ("hybrid@1", {"semantic_prefilter": 250}, 128),
     "p250-c64": ("hybrid@1", {"semantic_prefilter": 250}, 64),
+    "p250-d50": ("hybrid@1", {"semantic_prefilter": 250, "lexical_depth": 50,
+                              "semantic_depth": 50}, 256),
+    "p250-d20": ("hybrid@1", {"semantic_prefilter": 250, "lexical_depth": 20,
+                              "semantic_depth": 20}, 256),
 }
 SPEED = {
     "bm25@6": ("bm25@6", {}, 256), "hybrid@1": ("hybrid@1", {}, 256),
     "p250": ("hybrid@1", {"semantic_prefilter": 250}, 256),
     "p250-c128": ("hybrid@1", {"semantic_prefilter": 250}, 128),
+    "p250-d20": ("hybrid@1", {"semantic_prefilter": 250, "lexical_depth": 20,
+                              "semantic_depth": 20}, 256),
 }
 
 
@@ -70,7 +78,7 @@ def built(documents: Any, engine: str, params: dict[str, Any], dims: int) -> Ret
             setattr(module, "CODE_DIMS", 256)  # noqa: B010
 
 
-def quality(paths: list[Path]) -> None:
+def quality(paths: list[Path], budget: int) -> None:
     known = read_metadata(ROOT / "bench/collections/shared.json")
     by_genre: dict[str, list[list[float]]] = {}
     worse: dict[tuple[str, str], list[str]] = {}
@@ -83,7 +91,7 @@ def quality(paths: list[Path]) -> None:
         scores = {}
         for name, (engine, params, dims) in QUALITY.items():
             run = run_collection(collection, built(collection.documents, engine, params, dims),
-                                 budget=100, seed=SEED).rankings
+                                 budget=budget, seed=SEED).rankings
             scores[name] = [ndcg([d for d, _ in run.get(q, [])], collection.qrels[q], 10)
                             for q in qids]
         for name, values in scores.items():
@@ -134,9 +142,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("quality", "speed"))
     parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--budget", type=int, default=100,
+                        help="quality: the recall budget of every request")
     args = parser.parse_args()
     if args.what == "quality":
-        quality(args.paths)
+        quality(args.paths, args.budget)
     else:
         for path in args.paths:
             speed(path)
