@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..corpus import RecordSource
 from ..semantic import fusion
-from ..semantic.lists import fused, one_call, ranked, semantic_list
+from ..semantic.lists import EMPTY, fused, one_call, ranked, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
 from ..semantic.vectors import (
@@ -257,7 +257,7 @@ class HybridView:
         lex = ix.lexical
         plan = lex.plan(terms)  # once, for the lexical list and the confidence rule
         ords, units = lex.scorer.score_top(plan, ix.lexical_depth) \
-            if terms and ix.lexical_depth else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+            if terms and ix.lexical_depth else EMPTY
         text = self.texts.get(terms)
         found = self._one_call(plan, (ords, units), text) or self._steps(plan, (ords, units),
                                                                          text)
@@ -292,7 +292,7 @@ class HybridView:
         weight = ix.semantic_weight
         if ix.confident_coverage and len(lexical[0]) and self._sure(plan, lexical):
             weight = ix.confident_weight
-        semantic = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        semantic = EMPTY
         if weight and ix.semantic_depth and text is not None and len(ix.vectors):
             query = query_vector(ix.model, text, ix.weights)
             if query is not None:

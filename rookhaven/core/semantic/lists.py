@@ -20,6 +20,7 @@ from . import fusion
 from . import vectors as vec
 from .vectors import KEY_SHIFT, QUERY_MAX, IntArray, candidates, keys_of
 
+# No documents and no ranks: a list not made (zero-length, so never written to).
 EMPTY = (np.zeros(0, np.int64), np.zeros(0, np.int64))
 
 
