@@ -40,6 +40,7 @@ from benchstore import (  # noqa: E402
 
 from bench.retrieve_split import Clock  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven.config import Settings  # noqa: E402
 from rookhaven.core.canonical import canonical_bytes  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
@@ -60,7 +61,8 @@ def main() -> None:
     parser.add_argument("--queries", default="queries.jsonl",
                         help="the query file in --dataset (syn100k has q3.jsonl and q8.jsonl)")
     parser.add_argument("--jobs", type=int, default=3000)
-    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--batch", type=int, default=Settings().batch_size,
+                        help="jobs a message (default: ROOKHAVEN_BATCH_SIZE's)")
     parser.add_argument("--engine", default=None, help="default: ROOKHAVEN_ENGINE's default")
     args = parser.parse_args()
 

@@ -261,7 +261,8 @@ def main() -> None:
                         help="submit_retrieval -> get_result calls through a stdio MCP server")
     parser.add_argument("--docs", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=2, help="worker pool processes")
-    parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--batch", type=int, default=Settings().batch_size,
+                        help="jobs a message (default: ROOKHAVEN_BATCH_SIZE's)")
     parser.add_argument("--dataset", type=Path,
                         help="a BEIR directory (corpus.jsonl, queries.jsonl) instead of the "
                              "synthetic corpus, e.g. /work/shared/datasets/cranfield")

@@ -86,7 +86,7 @@ class Settings:
     log_shards: int | None = None
     redis_replica_timeout: float = 2.0
     corpus_chunk_bytes: int = 1 << 20
-    batch_size: int = 100
+    batch_size: int = 500
     job_max_attempts: int = 3
     sweep_after: float = 300.0
     sweep_interval: float = 10.0
@@ -391,7 +391,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("ROOKHAVEN_CORPUS_CHUNK_BYTES", "corpus_chunk_bytes", whole(1024, 512 << 20),
          "largest piece a stored corpus is split into (bytes)"),
     Spec("ROOKHAVEN_BATCH_SIZE", "batch_size", whole(1, 10_000),
-         "jobs carried by one batch task when many are submitted at once (jobs)"),
+         "jobs carried by one batch task when many are submitted at once; a larger "
+         "message costs the queue less a job, a smaller one spreads a small submission "
+         "over more pool processes (jobs)"),
     Spec("ROOKHAVEN_JOB_MAX_ATTEMPTS", "job_max_attempts", whole(1, 1000),
          "runs a job may start before the sweeper marks it failed (attempts)"),
     Spec("ROOKHAVEN_SWEEP_AFTER", "sweep_after", seconds(WEEK),

@@ -38,6 +38,11 @@ log = logging.getLogger("rookhaven.pipeline")
 # attempt limit alone and every other job is charged at most one extra attempt (ADR 0051).
 CHUNK = MAX_JOBS
 
+# A chunk's computed results are stored once they hold this many bytes, whatever is left
+# of the chunk: a message of 500 jobs at the largest recall budget would otherwise hold
+# (and send Redis as one command) over 100 MB; at the default budget a chunk is ~2 MB.
+STORE_BYTES = 8 << 20
+
 # Key frames kept at most (one per corpus and engine configuration seen lately).
 FRAMES = 64
 
@@ -142,12 +147,20 @@ class Executor:
                        begun: list[Reply[tuple[str, int]]], round_: Round,
                        outcomes: dict[str, tuple[str, float]],
                        ) -> list[tuple[str, float, Reply[str]]]:
-        """Compute a begun chunk and queue its results on ``round_``; the jobs that ended
-        otherwise go to ``outcomes``. If the soft time limit ends the task, the results
-        computed before it are stored first."""
+        """Compute a begun chunk and queue its results on ``round_`` (those of its first
+        STORE_BYTES stored already, each such piece in a round of its own); the jobs that
+        ended otherwise go to ``outcomes``. If the soft time limit ends the task, the
+        results computed before it are stored first."""
         computed: list[tuple[str, float, Offered]] = []
+        stored: list[tuple[str, float, Reply[str]]] = []
+        held = 0
         try:
             for (job_id, _, spec), reply in zip(chunk, begun, strict=True):
+                if held >= STORE_BYTES:
+                    piece = self.store.round()
+                    stored += self._queue_puts(piece, computed)
+                    piece.send(f"storing {len(computed)} result(s)")
+                    computed, held = [], 0
                 began = time.perf_counter()
                 try:
                     outcome, offered = self._step(job_id, spec, reply)
@@ -161,15 +174,16 @@ class Executor:
                     outcomes[job_id] = (outcome, time.perf_counter() - began)
                 else:
                     computed.append((job_id, time.perf_counter() - began, offered))
+                    held += len(offered.result) + len(offered.audit)
         except self._fatal:
             puts = self._queue_puts(round_, computed)
             round_.send(f"storing {len(computed)} result(s) before the task ends")
-            for _, _, put in puts:  # a refused chunk is stored one by one in its get()
+            for _, _, put in stored + puts:  # a refused chunk is stored one by one in get()
                 # An IntegrityError is logged, recorded and its job closed by the store.
                 with contextlib.suppress(IntegrityError):
                     put.get()
             raise
-        return self._queue_puts(round_, computed)
+        return stored + self._queue_puts(round_, computed)
 
     def _queue_puts(self, round_: Round, computed: list[tuple[str, float, Offered]],
                     ) -> list[tuple[str, float, Reply[str]]]:

@@ -200,6 +200,56 @@ def test_fresh_jobs_are_begun_by_their_claim_and_a_job_begun_before_runs_alone_a
     assert [pipeline.job(i).attempts for i in ids] == [1, 1, 1, 2] + [1] * 16
 
 
+def test_a_chunk_is_stored_in_pieces_of_at_most_its_byte_bound_and_every_job_is_done(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"tide {i}") for i in range(10)],
+                                "port")
+    ids = [r.job_id for r in refs]
+    stored: list[list[str]] = []
+    queue_put = pipeline.store.results.queue_put
+
+    def spy_put(round_, offered):  # type: ignore[no-untyped-def]
+        stored.append([o.key for o in offered])
+        return queue_put(round_, offered)
+
+    monkeypatch.setattr(pipeline.store.results, "queue_put", spy_put)
+    first = retrieve(pipeline.job(ids[0]).request, DOCS, settings.engine)
+    size = len(canonical_bytes(first)) + len(canonical_bytes(first.audit))
+    # Three results reach the bound (each of these is about the same size): stored then.
+    monkeypatch.setattr(executor_module, "STORE_BYTES", 3 * size - 1)
+    assert Executor(pipeline.store, settings).run(ids, "w") == ["done"] * 10
+    assert stored == [ids[:3], ids[3:6], ids[6:9], ids[9:]]
+    for job_id in ids:
+        assert pipeline.result(job_id) == canonical_bytes(
+            retrieve(pipeline.job(job_id).request, DOCS, settings.engine))
+
+
+def test_a_time_limit_after_a_stored_piece_keeps_its_results_and_stores_the_rest_first(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    class TimeUp(Exception):
+        pass
+
+    refs = pipeline.submit_many([RetrievalRequest(query=f"delay {i}") for i in range(6)],
+                                "port")
+    ids = [r.job_id for r in refs]
+    executor = Executor(pipeline.store, settings, fatal=(TimeUp,))
+    get, calls = executor.cache.get, []
+
+    def timed(*args: object) -> object:
+        calls.append(args)
+        if len(calls) == 5:  # the fifth ranking runs out of time
+            raise TimeUp()
+        return get(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(executor_module, "STORE_BYTES", 1)  # a piece of one result each
+    monkeypatch.setattr(executor.cache, "get", timed)
+    with pytest.raises(TimeUp):
+        executor.run(ids, "w")
+    assert [pipeline.job(i).state for i in ids[:4]] == ["done"] * 4
+    assert pipeline.job(ids[4]).state == "queued"  # left for another attempt, saying why
+    assert "soft time limit" in (pipeline.job(ids[4]).error or "")
+
+
 def test_claims_cost_no_attempt_and_a_job_that_never_finishes_fails_saying_why(
         pipeline: Pipeline, settings: Settings) -> None:
     (ref,) = pipeline.submit_many([RetrievalRequest(query="berth 1")], "port")
