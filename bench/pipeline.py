@@ -188,7 +188,7 @@ def mcp_latency(env: dict[str, str], reqs: list[RetrievalRequest]) -> None:
 
 def rerank(env: dict[str, str], pipe: Pipeline, digest: str, docs: Any,
            reqs: list[RetrievalRequest], target: str, logs: Path,
-           profile: Path | None = None) -> None:
+           profile: Path | None = None, chunk: int | None = None) -> None:
     """A re-ranking run of ``reqs`` from the pipeline's engine to ``target`` through the
     workers and with ``--inline``, against the core ranking both sides in this process;
     with ``profile``, the run through the workers under py-spy (its times then include
@@ -212,7 +212,8 @@ def rerank(env: dict[str, str], pipe: Pipeline, digest: str, docs: Any,
     for mode in ([], ["--inline"]):
         command = [sys.executable, "-m", "rookhaven.cli.main", "rerank", "--requests",
                    str(file), "--baseline", "bench", "--to-engine", target, *mode,
-                   "--out", str(logs / f"report{len(mode)}.jsonl")]
+                   "--out", str(logs / f"report{len(mode)}.jsonl"),
+                   *(["--chunk", str(chunk)] if chunk else [])]
         if profile is not None and not mode:
             spy = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.defpath}")
             if spy is None:
@@ -273,6 +274,8 @@ def main() -> None:
     parser.add_argument("--no-recovery", action="store_true", help="skip the kill and recovery")
     parser.add_argument("--rerank", type=int, default=0,
                         help="requests re-ranked with `rookhaven rerank` (0: none)")
+    parser.add_argument("--rerank-chunk", type=int, default=None,
+                        help="the re-ranking run's queries a chunk (default: the command's)")
     parser.add_argument("--rerank-engine", default="bm25@4",
                         help="the re-ranking run's target engine")
     parser.add_argument("--profile-rerank", type=Path, default=None,
@@ -371,7 +374,7 @@ def main() -> None:
             mcp_latency(env, make(args.mcp, tag="mcp-"))
         if args.rerank:
             rerank(env, pipe, digest, docs, make(args.rerank, tag="rerank-"),
-                   args.rerank_engine, logs, args.profile_rerank)
+                   args.rerank_engine, logs, args.profile_rerank, args.rerank_chunk)
         if args.no_recovery:
             return
         kill_reqs = make(args.jobs, tag="kill-")

@@ -25,6 +25,7 @@ from ..pipeline.inline import inline_pipeline
 from ..reports import page_for
 from ..reports.written import made_now, write_page
 from ..rerank import Reranker, RerankSpec, RerankSummary, check_target, summarize
+from ..rerank.models import CHUNK
 from ..store import Store
 from .options import moment, output_file, positive_int, positive_seconds
 from .requestfile import Defaults, read_requests
@@ -47,7 +48,8 @@ def register(subparsers: Any) -> None:
                         help="target: the newest engine version of provider NAME")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="target provider parameter, VALUE as JSON (repeatable)")
-    parser.add_argument("--chunk", type=positive_int, default=100, help="queries per chunk")
+    parser.add_argument("--chunk", type=positive_int, default=CHUNK,
+                        help=f"queries per chunk (default {CHUNK})")
     parser.add_argument("--inline", action="store_true", help="compute here, not on workers")
     parser.add_argument("--out", type=output_file, help="report file (default: RUN_ID.jsonl; with "
                         "--resume, the file the run started with)")

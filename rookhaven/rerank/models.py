@@ -6,6 +6,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Queries a chunk: its jobs, each query's target and (where none is stored) its baseline,
+# fill one message of the default ROOKHAVEN_BATCH_SIZE (ADR 0060).
+CHUNK = 250
+
 
 class RerankSpec(BaseModel):
     """A re-ranking run's inputs; stored with the run so it can be resumed exactly."""
@@ -25,7 +29,7 @@ class RerankSpec(BaseModel):
     target_corpus: str | None = None
     provider: str | None = None
     params: dict[str, Any] = {}
-    chunk: int = Field(default=100, ge=1)
+    chunk: int = Field(default=CHUNK, ge=1)
 
 
 class RerankRow(BaseModel):
