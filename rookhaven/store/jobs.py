@@ -85,18 +85,20 @@ class JobStore:
         """
         return self.create_many([spec])[0]
 
-    def create_many(self, specs: Iterable[JobSpec],
-                    recipes: Sequence[bytes] | None = None) -> list[str]:
-        """``create`` for each spec, in one round trip; ``recipes``: each spec's
-        ``spec_bytes``, where the caller has them."""
+    def create_many(self, specs: Iterable[JobSpec]) -> list[str]:
+        """``create`` for each spec, in one round trip."""
         specs = list(specs)
-        recorded = {spec.key: recipe for spec, recipe in zip(
-            specs, recipes if recipes is not None else map(spec_bytes, specs), strict=True)}
+        return self.create_recorded([s.key for s in specs], [spec_bytes(s) for s in specs])
+
+    def create_recorded(self, keys: Sequence[str], recipes: Sequence[bytes]) -> list[str]:
+        """``create`` for each job given by its key and its ``spec_bytes``, in one round
+        trip: what a submitter that made both sends, with no spec object a job."""
+        recorded = dict(zip(keys, recipes, strict=True))
         round_ = Round(self._ctx)
-        replies = self._many(round_, self._ctx.create, [s.key for s in specs],
+        replies = self._many(round_, self._ctx.create, keys,
                              lambda ids: [len(ids), *ids, *(recorded[i] for i in ids)],
                              text, results=True)
-        round_.send(f"recording {len(specs)} jobs")
+        round_.send(f"recording {len(keys)} jobs")
         return [reply.get() for reply in replies]
 
     def start(self, job_ids: Sequence[str], worker: str, claim: str = "", *,
