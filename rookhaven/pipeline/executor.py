@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..collector import collector_paused
 from ..config import Settings
 from ..core.canonical import canonical_bytes, embeds, to_plain
 from ..core.engines import engine_ref
@@ -83,7 +84,12 @@ class Executor:
         ROOKHAVEN_REDIS_MIN_REPLICAS, the jobs' writes are then confirmed on replicas (one
         WAIT for the whole message); ReplicationError if they are not, and the caller must
         not acknowledge the message. The message's log line comes after that confirmation.
+        The cyclic collector is paused while a message runs (``collector_paused``).
         """
+        with collector_paused():
+            return self._run(job_ids, worker, delivery)
+
+    def _run(self, job_ids: Sequence[str], worker: str, delivery: str) -> list[str]:
         began = time.perf_counter()
         # This delivery's claim: a copy of the message started after it takes the jobs
         # over, and only the claim that started a job last may begin (charge) it. It names

@@ -7,16 +7,14 @@ engine that made it, and the key its recipe gives must be the key it is stored u
 
 from __future__ import annotations
 
-import gc
-import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
 import orjson
 
+from ..collector import collector_paused
 from ..config import Settings
 from ..core.canonical import canonical_bytes, embeds
 from ..core.engine import Retriever
@@ -88,7 +86,7 @@ class Replayer:
                 results, audits = pending.replies()
                 following = next(pages, None)
                 pending = None if following is None else self.store.results.read_ahead(following)
-                with _collector_paused():
+                with collector_paused():
                     verdicts = self._replay_page(chunk, results, audits)
                 yield from verdicts
                 chunk = following
@@ -206,26 +204,6 @@ class Replayer:
         # with the same configuration has a record of its own (or none).
         return _Ready(key, stored, stored_audit, stored_engine, recipe, retriever,
                       label=audit.get("engine") if recipe is found else None)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a page is replayed (as ``timeit`` times code).
-
-    A page's recipes outlive many of the collector's young passes, so they were promoted
-    and every few pages set off a full pass over the whole heap, indexes included: ~9 us a
-    replay of ~160 (NPL, bm25@2). Reference counting still frees what a page drops; the
-    page's cycles wait for the next pass after it. A caller's own choice (collector off)
-    is left as it was, and so are other threads' (the MCP server verifies on a thread of
-    its own: it is paused on the main thread only)."""
-    if not gc.isenabled() or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 @dataclass(frozen=True, slots=True)

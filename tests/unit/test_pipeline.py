@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import logging
 from collections.abc import Iterator
@@ -248,6 +249,30 @@ def test_a_time_limit_after_a_stored_piece_keeps_its_results_and_stores_the_rest
     assert [pipeline.job(i).state for i in ids[:4]] == ["done"] * 4
     assert pipeline.job(ids[4]).state == "queued"  # left for another attempt, saying why
     assert "soft time limit" in (pipeline.job(ids[4]).error or "")
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_message_runs_with_the_collector_paused_and_leaves_it_as_it_was(
+        pipeline: Pipeline, settings: Settings, monkeypatch: pytest.MonkeyPatch,
+        enabled: bool) -> None:
+    refs = pipeline.submit_many([RetrievalRequest(query=f"quay {i}") for i in range(3)],
+                                "port")
+    executor = Executor(pipeline.store, settings)
+    get, seen = executor.cache.get, []
+
+    def watched(*args: object) -> object:
+        seen.append(gc.isenabled())
+        return get(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(executor.cache, "get", watched)
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert executor.run([r.job_id for r in refs], "w") == ["done"] * 3
+        assert seen == [False] * 3  # each ranking with the collector paused
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
 
 
 def test_claims_cost_no_attempt_and_a_job_that_never_finishes_fails_saying_why(
