@@ -30,8 +30,13 @@ _Submitted = tuple[list[JobRef | None], list[JobRef | None]]
 # Chunks submitted ahead of the one waited for: enough to keep two workers ranking while
 # this process compares and stores a chunk, few enough that a stop leaves little in flight.
 AHEAD = 4
-# Seconds between looks at a chunk's job states while it runs.
+# Seconds between looks at a chunk's jobs while it runs.
 POLL = 0.01
+# A result is stored in the transaction that closes its job, so while a chunk's results are
+# missing, their count (one integer back) says as much as its jobs' states; the states are
+# read at every STATES_EVERY-th look, and once every result is there, to see a job that
+# failed (it never has one) or a result that is gone.
+STATES_EVERY = 10
 
 
 
@@ -135,10 +140,13 @@ class Reranker:
     def _wait(self, refs: Sequence[JobRef | None]) -> None:
         pending = sorted({r.job_id for r in refs if r is not None and r.state != "done"})
         deadline = time.monotonic() + self.wait_timeout
+        look = 0
         while pending:
-            states = self.store.jobs.states_many(pending)  # no spec read: cheap to poll
-            pending = [j for j, state in zip(pending, states, strict=True)
-                       if state is not None and state not in ("done", "failed")]
+            if look % STATES_EVERY == 0 or self.store.results.count(pending) == len(pending):
+                states = self.store.jobs.states_many(pending)  # no spec read
+                pending = [j for j, state in zip(pending, states, strict=True)
+                           if state is not None and state not in ("done", "failed")]
+            look += 1
             if pending and time.monotonic() > deadline:
                 raise RerankError(f"{len(pending)} job(s) not finished after "
                                   f"{self.wait_timeout:g} s (e.g. {pending[0]}); check that "

@@ -22,7 +22,7 @@ from .connection import translated
 from .context import StoreContext, text
 from .heartbeats import Holding
 from .keys import ShardKeys
-from .records import JobRecord, JobSpec, state_fields
+from .records import JobRecord, JobSpec, state_fields, state_name
 from .rounds import Item, Reply, Round
 from .scripts import MAX_JOBS
 
@@ -262,7 +262,7 @@ class JobStore:
                 pipe.hmget(ctx.keys.shards[shard].job_states, ids)
             for (_, ids), states in zip(pieces, pipe.execute(), strict=True):
                 for job_id, state in zip(ids, states, strict=True):
-                    found[job_id] = None if state is None else state_fields(state)["state"]
+                    found[job_id] = None if state is None else state_name(state)
         return [found[job_id] for job_id in job_ids]
 
     def counts(self) -> dict[str, int]:

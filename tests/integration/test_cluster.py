@@ -127,6 +127,8 @@ def test_a_primary_killed_and_slots_resharded_mid_run_lose_nothing_and_break_no_
     stored = pipe.store.results.get_many(everything)
     for request, data in zip(first + later, stored, strict=True):
         assert data == canonical_bytes(inline.retrieve(request))
+    # Counted across every slot (a re-ranking run polls this way), a missing one too.
+    assert pipe.store.results.count([*everything, "sha256:" + "0" * 64]) == len(everything)
 
     verify = subprocess.run(
         [sys.executable, "-m", "rookhaven.cli.main", "verify", "--all", "--json",

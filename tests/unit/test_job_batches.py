@@ -16,6 +16,7 @@ from rookhaven.core.canonical import canonical_bytes
 from rookhaven.errors import ConfigError, IntegrityError
 from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.store import JobSpec, Store
+from rookhaven.store.records import state_fields, state_name
 from rookhaven.store.results import Offered
 from rookhaven.transparency.merkle import leaf_hash
 from tests.results_support import AUDIT, framed
@@ -249,3 +250,12 @@ def test_states_are_read_without_the_records(store: Store) -> None:
     store.results.put(jobs[2].key, jobs[2].corpus_digest, framed(b"[]"), AUDIT)
     asked = [j.key for j in jobs] + [jobs[0].key]
     assert store.jobs.states_many(asked) == ["queued", "running", "done", None, "queued"]
+
+
+@pytest.mark.parametrize("state", [
+    b"queued|0|1|1000.001|1000.001||||",
+    b"running|2|3|1000.001|1000.5|1000.5||host:12:ab|host:12:ab/cd|ef",
+    b"done|1|1|1000.001|1000.9|1000.5|1000.9|w|w/x",
+    b"failed||||||||"])
+def test_a_polls_state_name_is_the_state_strings_first_field(state: bytes) -> None:
+    assert state_name(state) == state_fields(state)["state"]

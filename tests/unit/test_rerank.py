@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import fakeredis
 import orjson
 import pytest
 
 from rookhaven import Document, RetrievalRequest, Retriever, retrieve
 from rookhaven.cli import rerank as rerank_cli
 from rookhaven.cli.main import build_parser
+from rookhaven.config import Settings
 from rookhaven.core.compare import compare_rankings
 from rookhaven.errors import InputError
-from rookhaven.pipeline import Pipeline
+from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
 from rookhaven.rerank import Reranker, RerankSpec, summarize
+from rookhaven.rerank import runner as runner_module
 from rookhaven.rerank.runner import hit_ids
+from rookhaven.store import Store
 from tests.rerank_support import NEW, OLD, REQUESTS, history
 
 
@@ -204,3 +208,39 @@ def testhit_ids_are_read_from_the_hits_alone_whatever_the_ids_hold() -> None:
         result, _ = retriever.result_bytes(RetrievalRequest(query=query, recallBudget=5))
         assert hit_ids(result) == [hit["id"] for hit in orjson.loads(result)["hits"]]
     assert hit_ids(None) is None
+
+
+@pytest.mark.parametrize("ending", ["every result stored", "one job failed"])
+def test_a_chunk_is_watched_by_counting_its_results_and_its_states_read_seldom(
+        monkeypatch: pytest.MonkeyPatch, ending: str) -> None:
+    client = fakeredis.FakeRedis()
+    settings = Settings(engine="tfcosine@1", batch_size=5)
+    pipe = Pipeline(Store(client, "w"), RecordingDispatcher(), settings)  # no one runs them
+    pipe.add_corpus(OLD, "port")
+    refs = pipe.submit_many(REQUESTS[:4], "port")
+    ids = [r.job_id for r in refs]
+    reads: list[int] = []
+    states_many = pipe.store.jobs.states_many
+    monkeypatch.setattr(pipe.store.jobs, "states_many",
+                        lambda job_ids: reads.append(len(job_ids)) or states_many(job_ids))
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the workers' progress, a look at a time
+        sleeps.append(seconds)
+        if len(sleeps) == 3:
+            if ending == "one job failed":
+                pipe.store.jobs.fail(ids[0], "InputError: no", permanent=True, max_attempts=3)
+                Executor(pipe.store, settings).run(ids[1:], "w")
+            else:
+                Executor(pipe.store, settings).run(ids, "w")
+
+    monkeypatch.setattr(runner_module.time, "sleep", sleep)
+    Reranker(pipe)._wait(refs)
+    if ending == "every result stored":
+        # The first look reads the states; the look after the results appear reads them
+        # again and finds every job done.
+        assert reads == [4, 4] and len(sleeps) == 3
+    else:
+        # The failed job never has a result: the tenth look reads the states and ends.
+        assert reads == [4, 4] and len(sleeps) == runner_module.STATES_EVERY
+    client.close()
