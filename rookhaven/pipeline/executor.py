@@ -276,7 +276,9 @@ class Executor:
     def _logged(self, job_ids: Sequence[str], outcomes: dict[str, tuple[str, float]],
                 began: float, suffix: str = "") -> list[str]:
         """Log each job's line (DEBUG) and the message's; each job's outcome, in order."""
-        for job_id, (outcome, seconds) in outcomes.items():
+        # Asked once: a line's record (its extra fields) is built only if it is written.
+        for job_id, (outcome, seconds) in (outcomes.items() if log.isEnabledFor(logging.DEBUG)
+                                           else ()):
             log.debug("job %s %s%s in %.3f s", job_id, outcome, suffix, seconds,
                       extra={"job": job_id, "state": outcome + suffix,
                              "seconds": round(seconds, 6)})
