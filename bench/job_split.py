@@ -9,7 +9,7 @@ and deletes it afterwards:
 It records ``--jobs`` jobs (as ``submit_many`` would, without sending messages), then runs
 them in batches through the worker's own ``Executor`` with its store methods wrapped in
 timers: claim (START, one round trip per batch), compute and encode (the engine's
-``result_data`` and canonical bytes), queue results (each result's log leaf and script
+``result_bytes`` and the key check), queue results (each result's log leaf and script
 arguments), send rounds (each chunk's COMPLETE and the next chunk's BEGIN, one round trip),
 confirm (WAIT; nothing at MIN_REPLICAS=0); CPU per job of this process and of the Redis
 server. The inline core on the same requests is the yardstick. Celery's
@@ -41,7 +41,6 @@ from benchstore import (  # noqa: E402
 from bench.retrieve_split import Clock  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
-from rookhaven.core.canonical import canonical_bytes  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Executor, Pipeline  # noqa: E402
 from rookhaven.pipeline.fake import RecordingDispatcher  # noqa: E402
@@ -82,7 +81,7 @@ def main() -> None:
 
         inline = Retriever(docs, settings.engine)
         for request in reqs[:args.batch]:  # every kernel the requests use loaded
-            canonical_bytes(inline.result_data(request))
+            inline.result_bytes(request)
         executor = Executor(store, settings)
         executor.cache.get(pipe.store.corpora.resolve("bench"), settings.engine, {})
         # Exclusive times, each stage's own (a claim's round trip is the round trips'), on
@@ -117,7 +116,7 @@ def main() -> None:
         for at in range(0, len(ids), args.batch):
             began, cpu_began = time.perf_counter(), time.process_time()
             for request in reqs[at: at + args.batch]:
-                canonical_bytes(inline.result_data(request))
+                inline.result_bytes(request)
             inline_s += time.perf_counter() - began
             inline_cpu += time.process_time() - cpu_began
             began, cpu_began = time.perf_counter(), time.process_time()

@@ -10,7 +10,8 @@ stops its own workers and deletes its keys afterwards:
 
 Measured, in the same run and on the same requests:
 1. inline: one Retriever (index built once) answering every request in this process, as
-   the canonical result bytes (``result_data``: the fastest inline path to those bytes),
+   the canonical result and audit bytes (``result_bytes``: the fastest inline path to the
+   bytes a worker stores),
    before the bulk run and again right after it (the ratios use both);
 2. bulk: the same requests through ``Pipeline.submit_many`` (batch messages) to one
    ``celery -A workers worker -c N`` (N pool processes), until every job is done; in the
@@ -48,7 +49,7 @@ import orjson  # noqa: E402
 
 from bench.benchstore import print_commands, redis_commands  # noqa: E402
 from bench.noop_app import TASK_NOOP  # noqa: E402
-from rookhaven import RetrievalRequest, Retriever, canonical_bytes  # noqa: E402
+from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
 from rookhaven.pipeline import Pipeline, open_pipeline  # noqa: E402
@@ -202,7 +203,7 @@ def rerank(env: dict[str, str], pipe: Pipeline, digest: str, docs: Any,
     for name in (engine, target):
         retriever = Retriever(docs, name)
         for request in reqs:
-            canonical_bytes(retriever.result_data(request))
+            retriever.result_bytes(request)
     core = time.perf_counter() - began
     print(f"rerank of {len(reqs)} requests ({engine} -> {target}): the bare core ranks the "
           f"{2 * len(reqs)} in {core:.2f} s", flush=True)
@@ -240,7 +241,7 @@ def _inline(retriever: Retriever, reqs: list[RetrievalRequest]) -> float:
     worker stores."""
     began = time.perf_counter()
     for request in reqs:
-        canonical_bytes(retriever.result_data(request))
+        retriever.result_bytes(request)
     return time.perf_counter() - began
 
 
