@@ -71,10 +71,7 @@ def one_call(lexical: tuple[IntArray, IntArray], lexical_depth: int,
     used."""
     if not live() or _ONE is None:
         return None
-    if sure is None:
-        docs, impacts, (rows, groups, qtfs), wbits, coverage, bits = _NO_SURE
-    else:
-        docs, impacts, (rows, groups, qtfs), wbits, coverage, bits = sure
+    docs, impacts, (rows, groups, qtfs), wbits, coverage, bits = sure or _NO_SURE
     table, ids, token_weights = query
     vectors, radii, planes, prefilter, depth = semantic
     ords, units, lex, sem, used = _ONE(
