@@ -20,7 +20,10 @@ Measured, in the same run and on the same requests:
    process used a job: the worker's main process, its pool, the Redis server (all its
    clients) and this submitter;
 3. single: a share of them as one message per job (batch size 1), and the CPU a job;
-4. floor: a no-op task, one message per call (the queue's own cost);
+4. floors: a no-op task, one message per call (the queue's own cost); and (``--floor``)
+   a task that ranks a message of requests and stores their results with one MSET, no
+   ledger (the least any job system on this queue does: the batch path's ceiling), in the
+   bulk run's batches, warmed the same way, with its CPU a job;
 5. MCP: ``--mcp`` requests through a stdio MCP server (``rookhaven mcp``), each
    ``submit_retrieval`` then ``get_job`` until done then ``get_result``: p50 and p99;
 6. rerank: ``rookhaven rerank --requests FILE --baseline bench --to-engine E`` of
@@ -48,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 
 from bench.benchstore import print_commands, redis_commands  # noqa: E402
-from bench.noop_app import TASK_NOOP  # noqa: E402
+from bench.noop_app import TASK_NOOP, TASK_RANK  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
@@ -156,6 +159,30 @@ def through_queue(pipe: Pipeline, digest: str, reqs: list[Any], tag: str,
     return time.perf_counter() - started
 
 
+class FloorRun:
+    """Requests through the ranking floor (``bench.noop_app.rank``): sent in messages of
+    ``batch``, timed until the workers have counted them all."""
+
+    def __init__(self, pipe: Pipeline, counter: str, digest: str, provider: str,
+                 params: dict[str, Any], batch: int) -> None:
+        self.app = pipe.dispatcher.app  # type: ignore[attr-defined]
+        self.client = pipe.store.client
+        self.args = (counter, digest, provider, params)
+        self.batch = batch
+
+    def run(self, reqs: list[RetrievalRequest]) -> float:
+        """Seconds from the first message sent until every request is ranked and stored."""
+        started = time.perf_counter()
+        target = int(self.client.get(self.args[0]) or 0) + len(reqs)
+        with self.app.producer_or_acquire() as producer:
+            for at in range(0, len(reqs), self.batch):
+                lines = [r.model_dump_json() for r in reqs[at:at + self.batch]]
+                self.app.send_task(TASK_RANK, args=[*self.args, lines], producer=producer)
+        until(lambda: int(self.client.get(self.args[0]) or 0) >= target, 600, "the floor",
+              interval=0.05)
+        return time.perf_counter() - started
+
+
 def mcp_latency(env: dict[str, str], reqs: list[RetrievalRequest]) -> None:
     """p50 and p99 of ``submit_retrieval`` -> ``get_result`` through a stdio MCP server,
     polling ``get_job`` every millisecond or two, one request at a time."""
@@ -259,6 +286,8 @@ def main() -> None:
                         help="jobs run through the worker before the clock starts")
     parser.add_argument("--single", type=int, default=1000, help="jobs sent one per message")
     parser.add_argument("--noop", type=int, default=2000, help="no-op tasks for the floor")
+    parser.add_argument("--floor", type=int, default=None,
+                        help="jobs through the ranking floor (default: --jobs; 0: none)")
     parser.add_argument("--mcp", type=int, default=200,
                         help="submit_retrieval -> get_result calls through a stdio MCP server")
     parser.add_argument("--docs", type=int, default=2000)
@@ -345,6 +374,22 @@ def main() -> None:
         print(f"  {peak_memory(worker.pid)}", flush=True)
         if args.commands:
             print_commands(commands, redis_commands(pipe.store.client), args.jobs)
+        floor = args.jobs if args.floor is None else args.floor
+        if floor:
+            spec = pipe.spec(reqs[0], digest)
+            counter = f"{prefix}:bench:rank"
+            ranked = FloorRun(pipe, counter, digest, spec.provider, spec.params, args.batch)
+            ranked.run(make(args.warm, tag="floor-warm-"))  # each pool process indexes
+            before = meter.read()
+            rows["floor"] = floor / ranked.run(make(floor, tag="floor-"))
+            used = meter.per_job(before, floor)
+            # Judged against the inline runs on both sides of it, as the bulk run is.
+            around = 2 * args.jobs / (after_s + _inline(inline, reqs))
+            print(f"ranking floor ({args.batch}/message, no ledger): {rows['floor']:.0f} "
+                  f"jobs/s, {rows['floor'] / around:.2f}x inline ({around:.0f}/s on both "
+                  f"sides); bulk/floor "
+                  f"{rows['bulk'] / rows['floor']:.2f}; CPU a job: "
+                  f"{shown(used, 1e6 / around)}", flush=True)
 
         single = Pipeline(pipe.store, pipe.dispatcher,
                           pipe.settings.with_overrides(batch_size=1))
