@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import fakeredis
+import httpx2
 from mcp_types import CallToolResult
 
 from rookhaven.config import Settings
@@ -47,6 +48,14 @@ INITIALIZE_PARAMS = {
     "capabilities": {},
     "clientInfo": {"name": "rookhaven-tests", "version": "1"},
 }
+
+
+def http_client(authorization: str) -> httpx2.AsyncClient:
+    """An HTTP client sending ``authorization``, with the timeouts the MCP SDK gives its own
+    (30 s, and 300 s to read: a tool may hold its answer, as ``get_run`` with ``wait``
+    does), not httpx's 5 s."""
+    return httpx2.AsyncClient(headers={"authorization": authorization},
+                              timeout=httpx2.Timeout(30.0, read=300.0))
 
 
 def ok(result: CallToolResult) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import free_port, wait_until
-from tests.mcp_support import INITIALIZE_PARAMS, server_env, write_corpus
+from tests.mcp_support import INITIALIZE_PARAMS, http_client, server_env, write_corpus
 
 pytestmark = pytest.mark.anyio
 TOKEN = "s3cret-test-token"
@@ -130,7 +130,7 @@ async def test_with_a_token_requests_lacking_it_get_401(
 async def test_with_a_token_a_client_sending_it_is_served(guarded_server: str,
                                                           scheme: str) -> None:
     # The scheme's name is case-insensitive (RFC 9110, 11.1).
-    http = httpx2.AsyncClient(headers={"authorization": f"{scheme} {TOKEN}"})
+    http = http_client(f"{scheme} {TOKEN}")
     async with http, Client(streamable_http_client(guarded_server, http_client=http)) as client:
         result = await client.call_tool("list_corpora", {})
     assert not result.is_error
@@ -250,7 +250,7 @@ def scoped_server(corpus: Path) -> Iterator[tuple[str, Path, dict[str, str]]]:
 
 
 async def _call(url: str, secret: str, tool: str, arguments: dict[str, object]) -> Any:
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {secret}"})
+    http = http_client(f"Bearer {secret}")
     async with http, Client(streamable_http_client(url, http_client=http)) as client:
         return await client.call_tool(tool, arguments)
 

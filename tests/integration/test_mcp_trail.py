@@ -21,7 +21,7 @@ from rookhaven import RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
 from tests.conftest import ROOT, free_port, wait_until
 from tests.integration.workerfarm import WorkerFarm, documents, pipeline
-from tests.mcp_support import server_env
+from tests.mcp_support import http_client, server_env
 
 pytestmark = pytest.mark.anyio
 OPEN_JOBS = 3
@@ -69,7 +69,7 @@ def _answers(base: str) -> bool:
 
 
 async def _call(base: str, secret: str, tool: str, arguments: dict[str, Any]) -> Any:
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {secret}"})
+    http = http_client(f"Bearer {secret}")
     async with http, Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
         return await client.call_tool(tool, arguments)
 
