@@ -1,16 +1,20 @@
-"""``rookhaven store``: what the store holds and what it costs; moving an older store's jobs.
+"""``rookhaven store``: what the store holds and what it costs; bringing an older store up.
 
     rookhaven store info [--sample N] [--json]
     rookhaven store migrate [--force]
 
-``info``: counts per kind from the store's indexes; bytes per stored result (result, audit,
-job record, index entries) and per log leaf from Redis's MEMORY USAGE over a sample of the
-most recent results; and what 10^9 results would take.
+``info``: counts per kind from the store's indexes; bytes per stored result (the result with
+the audit it frames, job record, index entries) and per log leaf from Redis's MEMORY USAGE
+over a sample of the most recent results; and what 10^9 results would take.
 
-``migrate``: a store made by an earlier Rookhaven keeps each job as a hash
-of its own; jobs cannot be submitted or run there until this moves them into today's form
-(results, audits, the log and the ledger are read as they are). Stop its workers and MCP
-servers first; it is safe to run again if interrupted.
+``migrate``: a store made by an earlier Rookhaven may keep each job as a hash of its own;
+jobs cannot be submitted or run there until this moves them into today's form (results, the
+log and the ledger are read as they are). Stop its workers and MCP servers first; it is
+safe to run again if interrupted. With ``--drop-audit-copies`` it also removes the second
+copy of each audit that earlier releases stored under a key of their own beside the result
+that frames it (today's releases read the audit from the result, ADR 0064): about 40% of
+such a result's bytes. A release before this one reads those copies, so after it an older
+release can no longer replay those results (ops/runbook.md, Upgrading, step 10).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -41,6 +46,9 @@ def register(subparsers: Any) -> None:
                                "today's form (ops/runbook.md, Upgrading)")
     migrate.add_argument("--force", action="store_true",
                          help="migrate although a worker's heartbeat is still alive")
+    migrate.add_argument("--drop-audit-copies", action="store_true",
+                         help="also remove the audit copies earlier releases stored beside "
+                              "their results (older releases can then no longer replay them)")
     parser.set_defaults(run=run)
 
 
@@ -58,18 +66,27 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def _migrate(args: argparse.Namespace, settings: Settings) -> int:
     store = Store.from_settings(settings)
-    if store.keys.jobs_form >= 2:
-        print(f"the store under prefix {settings.key_prefix!r} keeps its job records in "
-              "today's form: nothing to migrate")
-        return 0
+    prefix = settings.key_prefix
     said = [time.monotonic()]
 
-    def progress(moved: int) -> None:  # a line every 5 s on a long migration
-        if time.monotonic() - said[0] >= 5:
-            said[0] = time.monotonic()
-            print(f"moved {moved:,} job record(s) so far", file=sys.stderr, flush=True)
+    def progress(what: str) -> Callable[[int], None]:
+        def told(count: int) -> None:  # a line every 5 s on a long migration
+            if time.monotonic() - said[0] >= 5:
+                said[0] = time.monotonic()
+                print(f"{what} {count:,} so far", file=sys.stderr, flush=True)
+        return told
 
-    moved = store.migrate(force=args.force, progress=progress)
-    print(f"moved {moved:,} job record(s); the store under prefix {settings.key_prefix!r} keeps "
-          "its job records in today's form")
+    if store.keys.jobs_form >= 2:
+        print(f"the store under prefix {prefix!r} keeps its job records in today's form"
+              + ("" if args.drop_audit_copies else ": nothing to migrate"))
+    else:
+        moved = store.migrate(force=args.force, progress=progress("job records moved:"))
+        print(f"moved {moved:,} job record(s); the store under prefix {prefix!r} keeps its "
+              "job records in today's form")
+    if args.drop_audit_copies:
+        dropped, kept = store.drop_audit_copies(progress=progress("audit copies looked at:"))
+        print(f"removed {dropped:,} audit copy(ies) an earlier release stored beside their "
+              "results (each result frames its audit)" + (
+                  f"; kept {kept:,} that differ from their result's or whose result is gone: "
+                  "check them with `rookhaven verify --all`" if kept else ""))
     return 0

@@ -87,6 +87,28 @@ def result_bytes(result: dict[str, Any]) -> tuple[bytes, bytes]:
     return b"".join((RESULT_HEAD, audit, RESULT_HITS, hits_bytes, b"}")), audit
 
 
+def audit_of(result: bytes) -> bytes | None:
+    """The audit's canonical bytes inside a result's: as ``result_bytes`` frames them, the
+    stretch between the head and the last ``,"hits":`` before the hits' array (a hit's bytes
+    cannot hold that: in a JSON string its quotes are escaped, and no hit has a key
+    ``hits``); for bytes framed otherwise (not written by Rookhaven), those of the ``audit``
+    they parse to. None where there is none."""
+    at = result.rfind(RESULT_HITS)
+    if (result.startswith(RESULT_HEAD) and result.endswith(b"]}") and at > len(RESULT_HEAD)
+            and result[at - 1:at] == b"}" and result[at + len(RESULT_HITS):][:1] == b"["):
+        return result[len(RESULT_HEAD):at]
+    try:
+        parsed = orjson.loads(result)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("audit"), dict):
+        return None
+    try:
+        return canonical_bytes(parsed["audit"])
+    except (TypeError, ValueError):
+        return None
+
+
 def embeds(result: bytes, audit: bytes) -> bool:
     """Whether ``result`` frames exactly these ``audit`` bytes, as ``result_bytes`` writes
     every result: then both are one encoding, and no parse is needed to say so."""

@@ -87,7 +87,8 @@ class ShardKeys:
         return f"{self.base}:result:{key}"
 
     def audit(self, key: str) -> str:
-        """String: canonical bytes of that result's Audit, write-once."""
+        """String: the copy of a result's Audit that releases before ADR 0064 stored beside
+        the result framing it (today's read the audit from the result, and write none)."""
         return f"{self.base}:audit:{key}"
 
     @property
@@ -201,7 +202,7 @@ class Keys:
         return self.shard(key).result(key)
 
     def audit(self, key: str) -> str:
-        """String: canonical bytes of that result's Audit, write-once."""
+        """String: an earlier release's copy of that result's Audit (ShardKeys.audit)."""
         return self.shard(key).audit(key)
 
     def pattern(self, kind: str) -> str:

@@ -7,7 +7,9 @@ record (made before layouts were recorded) is flat. Job records of form 2 (``"jo
 every store made now) are fields of per-shard hashes; form 1 (no ``jobs`` field: stores
 made before) a hash per job, moved by ``rookhaven store migrate`` (store.migration), which
 then records form 2. The record's ``version`` stays 1: an earlier release, which refuses
-any other, can still read the store's results, audits and log to replay them.
+any other, can still read the store's results and log to replay them (and the audits it
+stored itself: it reads an audit from a key of its own, where today's read it from the
+result that frames it, ADR 0064).
 """
 
 from __future__ import annotations

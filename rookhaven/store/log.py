@@ -30,16 +30,14 @@ redis.call('APPEND', KEYS[1], ARGV[2])
 return 1
 """
 
-# KEYS = result, audit, log leaves, log index; ARGV = result key, leaf, leaf hash, level-0
+# KEYS = result, log leaves, log index; ARGV = result key, leaf, leaf hash, level-0
 # tile prefix, hashes per tile. Logs a stored result that has no leaf yet (written before
 # the log existed): 'added', 'logged' (it had one) or 'missing' (no such result).
 _BACKFILL = """
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
-  return 'missing'
-end
-if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 1 then return 'logged' end
-local n = redis.call('RPUSH', KEYS[3], ARGV[2]) - 1
-redis.call('HSET', KEYS[4], ARGV[1], n)
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 'logged' end
+local n = redis.call('RPUSH', KEYS[2], ARGV[2]) - 1
+redis.call('HSET', KEYS[3], ARGV[1], n)
 redis.call('APPEND', ARGV[4] .. math.floor(n / tonumber(ARGV[5])), ARGV[3])
 return 'added'
 """
@@ -106,7 +104,7 @@ class TransparencyLog:
         k = self._keys
         with translated(self._ctx.client, f"logging result {key}"):
             reply = self._backfill(
-                keys=[k.result(key), k.audit(key), k.log_leaves, k.log_index],
+                keys=[k.result(key), k.log_leaves, k.log_index],
                 args=[key, leaf, merkle.leaf_hash(leaf), k.log_hashes(0, 0)[:-1], LOG_CHUNK])
         return reply.decode() if isinstance(reply, bytes) else str(reply)
 

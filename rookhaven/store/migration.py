@@ -1,11 +1,15 @@
-"""Moving an earlier release's job records (form 1) into form 2's per-shard hashes.
+"""Bringing an earlier release's store to today's: job records, and audit copies.
 
-Form 1 kept each job as a hash of its own; form 2 keeps a job as a field of three per-shard
-hashes (spec, state, error: store.scripts). Nothing else differs: results, audits, the log,
-the indexes and the ledger (whose old entries name one ``job`` each) stay as they are. Each
-job is written in the new form before its old hash is deleted, and the layout records form
-2 only once every job has moved, so an interrupted migration is finished by running it
-again.
+Job records: form 1 kept each job as a hash of its own; form 2 keeps a job as a field of
+three per-shard hashes (spec, state, error: store.scripts). Each job is written in the new
+form before its old hash is deleted, and the layout records form 2 only once every job has
+moved, so an interrupted migration is finished by running it again.
+
+Audit copies: earlier releases stored each result's audit under a key of its own as well as
+inside the result; today's read it from the result (ADR 0064), so a copy equal to the audit
+its result frames holds nothing else and is deleted. A copy that differs, or whose result
+is gone, is kept and counted: it is evidence (``rookhaven verify`` judges the result).
+Nothing else differs: results, the log, the indexes and the ledger stay as they are.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from ..core.canonical import canonical_bytes
+from ..core.canonical import audit_of, canonical_bytes
 from ..errors import ConfigError
 from . import layout
 from .connection import translated
@@ -96,3 +100,46 @@ def _move(client: Any, shard: Any, names: list[Any]) -> int:
     pipe.execute()
     client.delete(*gone)
     return len(gone)
+
+
+def drop_audit_copies(ctx: StoreContext,
+                      progress: Callable[[int], None] = lambda seen: None) -> tuple[int, int]:
+    """Delete every audit copy an earlier release stored beside its result that equals the
+    audit the result frames; (deleted, kept: differing, or with no result)."""
+    dropped = kept = 0
+    client = ctx.client
+    with translated(client, "removing audit copies an earlier release stored"):
+        for shard in ctx.keys.shards:
+            page: list[Any] = []
+            for name in client.scan_iter(match=shard.audit("*"), count=_PAGE):
+                page.append(name)
+                if len(page) == _PAGE:
+                    gone, left = _drop(client, shard, page)
+                    dropped, kept = dropped + gone, kept + left
+                    progress(dropped + kept)
+                    page = []
+            if page:
+                gone, left = _drop(client, shard, page)
+                dropped, kept = dropped + gone, kept + left
+                progress(dropped + kept)
+    return dropped, kept
+
+
+def _drop(client: Any, shard: Any, names: list[Any]) -> tuple[int, int]:
+    """Delete those of the audit copies ``names`` whose result frames the same bytes;
+    (deleted, kept)."""
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.get(name).get(shard.result(text(name).split(":audit:", 1)[1]))
+    read = pipe.execute()
+    same, left = [], 0
+    for name, copy, result in zip(names, read[0::2], read[1::2], strict=True):
+        if copy is None:
+            continue  # deleted since the scan saw it
+        if result is not None and audit_of(result) == copy:
+            same.append(name)
+        else:
+            left += 1
+    if same:
+        client.unlink(*same)
+    return len(same), left

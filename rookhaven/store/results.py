@@ -1,11 +1,12 @@
-"""Results and audit records, write-once under their content keys.
+"""Results, write-once under their content keys, and the audit records they frame.
 
-Storing a result is also how its job finishes: a chunk's results and audits go in with one
-MSETNX (only if none of their keys exists) and, in the same MULTI/EXEC, one script
-(store.scripts.COMPLETE) appends their leaves to the transparency log (store.log), indexes
-the audits and marks the jobs done. Where a key exists, each is written if absent and
-compared: different bytes under an existing key are refused, recorded in the violations
-stream, logged and raised; nothing is ever overwritten.
+A result's bytes frame its audit's (core.canonical.result_bytes), so the audit is stored
+once, inside its result, and read from it (ADR 0064). Storing a result is also how its job
+finishes: a chunk's results go in with one MSETNX (only if none of their keys exists) and,
+in the same MULTI/EXEC, one script (store.scripts.COMPLETE) appends their leaves to the
+transparency log (store.log), indexes the audits and marks the jobs done. Where a key
+exists, each is written if absent and compared: different bytes under an existing key are
+refused, recorded in the violations stream, logged and raised; nothing is ever overwritten.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from ..core.canonical import embeds
+from ..core.canonical import audit_of, embeds
 from ..errors import IntegrityError, NotFoundError
 from ..transparency.leaf import LeafFrame, leaf_for
 from ..transparency.merkle import leaf_hash
@@ -47,7 +48,7 @@ class Offered:
 
 
 class ResultStore:
-    """Content-addressed results and audits."""
+    """Content-addressed results, each framing its audit."""
 
     def __init__(self, ctx: StoreContext) -> None:
         self._ctx = ctx
@@ -65,7 +66,7 @@ class ResultStore:
 
     def queue_put(self, round_: Round, offered: Sequence[Offered]) -> list[Reply[str]]:
         """``put`` for each of ``offered``, queued on ``round_``: per shard and corpus, one
-        MSETNX of the results and audits and one script that logs and closes their jobs
+        MSETNX of the results and one script that logs and closes their jobs
         (store.scripts.COMPLETE). A reply per result; its IntegrityError is raised by
         ``Reply.get``, or at once (nothing queued) if a result does not embed its audit."""
         for item in offered:
@@ -121,8 +122,9 @@ class ResultStore:
         return self._read(self._ctx.keys.result(key), key, "result")
 
     def audit(self, key: str) -> bytes:
-        """The canonical audit bytes under ``key``, or NotFoundError."""
-        return self._read(self._ctx.keys.audit(key), key, "audit")
+        """The canonical audit bytes the result under ``key`` frames, or NotFoundError;
+        IntegrityError if the bytes stored there frame none."""
+        return _audit(key, self.get(key))
 
     def keys(self) -> Iterator[str]:
         """Every result key stored, whatever any index says (a full scan of the prefix)."""
@@ -140,21 +142,15 @@ class ResultStore:
         return [bytes(v) if v is not None else None for v in values]
 
     def audit_many(self, keys: list[str]) -> list[bytes | None]:
-        """Audit bytes for each key (None where absent), in one round trip."""
-        if not keys:
-            return []
-        with translated(self._ctx.client, f"reading {len(keys)} audits"):
-            values = self._ctx.get_many([self._ctx.keys.audit(k) for k in keys])
-        return [bytes(v) if v is not None else None for v in values]
+        """Audit bytes for each key (None where no result frames one), in one round trip."""
+        return audits_in(self.get_many(keys))
 
     def read_ahead(self, keys: list[str]) -> Ahead:
-        """The results and audits of ``keys`` (as ``get_many`` and ``audit_many`` give
-        them), asked for now; ``replies()`` reads them (store.ahead)."""
+        """The results of ``keys`` (as ``get_many`` gives them), asked for now;
+        ``replies()`` reads them (store.ahead)."""
         k = self._ctx.keys
-        return Ahead(self._ctx.client, [("MGET", *[k.result(key) for key in keys]),
-                                        ("MGET", *[k.audit(key) for key in keys])],
-                     lambda: [self.get_many(keys), self.audit_many(keys)],
-                     f"reading {len(keys)} results")
+        return Ahead(self._ctx.client, [("MGET", *[k.result(key) for key in keys])],
+                     lambda: [self.get_many(keys)], f"reading {len(keys)} results")
 
     def _read(self, redis_key: str, key: str, what: str) -> bytes:
         with translated(self._ctx.client, f"reading {what} {key}"):
@@ -191,7 +187,7 @@ class _Chunk:
         k, receipt = self._shard, self._shard.receipt(secrets.token_hex(8))
         pairs: list[Any] = []
         for item in self._items:
-            pairs += [k.result(item.key), item.result, k.audit(item.key), item.audit]
+            pairs += [k.result(item.key), item.result]
         pairs += [receipt, b"1"]
         # One transaction: no reader, replica or AOF holds the results without their leaves.
         with round_.together():
@@ -223,8 +219,8 @@ class _Chunk:
         ctx, k, items = self._ctx, self._shard, self._items
         with translated(ctx.client, f"storing {len(items)} result(s) one by one"):
             round_ = Round(ctx)
-            puts = [round_.call(ctx.put, [k.result(item.key), k.audit(item.key)],
-                                [item.result, item.audit], text) for item in items]
+            puts = [round_.call(ctx.put, [k.result(item.key)], [item.result], text)
+                    for item in items]
             round_.send(f"storing {len(items)} result(s) one by one")
             verdicts = [put.get() for put in puts]
             outcomes = list(verdicts)
@@ -244,6 +240,19 @@ class _Chunk:
                 for at, outcome in zip(equal, answer, strict=True):
                     outcomes[at] = text(outcome)
         return outcomes
+
+
+def audits_in(results: list[bytes | None]) -> list[bytes | None]:
+    """The audit each result frames (None where there is no result, or it frames none)."""
+    return [None if result is None else audit_of(result) for result in results]
+
+
+def _audit(key: str, result: bytes) -> bytes:
+    audit = audit_of(result)
+    if audit is None:
+        raise IntegrityError(f"the bytes stored under {key} are not a result Rookhaven wrote "
+                             f"(no audit in them); run `rookhaven verify --key {key}`")
+    return audit
 
 
 def _stored(key: str, corpus_digest: str, answer: Any) -> str:

@@ -299,8 +299,9 @@ return out
 # KEYS[10..13] = audits_by_time, audits_by_corpus, log leaves, receipt;
 # ARGV[3..6] = the key prefix of the level-0 log tiles, hashes per tile, mode, how many
 # results this chunk stored; ARGV[7..] = per job: id, log leaf bytes, its leaf hash (32 bytes).
-# The chunk's results and audits are written before this runs, in the same MULTI/EXEC but
-# outside Lua (copying ~5 KB a job into a script costs more than the rest of it). Mode
+# The chunk's results (each framing its audit, ADR 0064) are written before this runs, in the
+# same MULTI/EXEC but outside Lua (copying ~3 KB a job into a script costs more than the
+# rest of it). Mode
 # 'receipt': they went in with one MSETNX that also set the receipt key; if the receipt is
 # absent the MSETNX refused (some key existed) and nothing is done here ({'refused'}: the
 # caller writes key by key and compares). Mode 'checked': the caller has written and
@@ -521,16 +522,14 @@ redis.call('ZADD', delivered, unpack(members))
 return #members / 2
 """
 
-# Not a job script. KEYS = result, audit; ARGV = their bytes. The careful path, taken for a
-# chunk whose MSETNX refused: each key written only if absent, a present one compared, in
-# one atomic step. Returns 'violation:result' / 'violation:audit' (nothing written),
-# 'stored' (the result was written here) or 'kept' (it was already there, the same bytes).
+# Not a job script. KEYS = result; ARGV = its bytes. The careful path, taken for a chunk
+# whose MSETNX refused: the key written only if absent, a present one compared, in one
+# atomic step. Returns 'violation:result' (nothing written), 'stored' (the result was
+# written here) or 'kept' (it was already there, the same bytes).
 PUT = """
-local old = redis.call('MGET', KEYS[1], KEYS[2])  -- one shard, one slot
-if old[1] and old[1] ~= ARGV[1] then return 'violation:result' end
-if old[2] and old[2] ~= ARGV[2] then return 'violation:audit' end
-if not old[2] then redis.call('SET', KEYS[2], ARGV[2]) end
-if old[1] then return 'kept' end
+local old = redis.call('GET', KEYS[1])
+if old and old ~= ARGV[1] then return 'violation:result' end
+if old then return 'kept' end
 redis.call('SET', KEYS[1], ARGV[1])
 return 'stored'
 """

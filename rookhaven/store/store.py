@@ -109,6 +109,12 @@ class Store:
         how many moved, 0 if there was nothing to do."""
         return migration.migrate(self._ctx, force=force, progress=progress)
 
+    def drop_audit_copies(self, progress: Callable[[int], None] = lambda seen: None
+                          ) -> tuple[int, int]:
+        """Delete the audit copies an earlier release stored beside their results that equal
+        the audit each result frames (store.migration): (deleted, kept)."""
+        return migration.drop_audit_copies(self._ctx, progress=progress)
+
     def round(self) -> Round:
         """An empty Round: job-script calls queued to go out in one round trip."""
         return Round(self._ctx)

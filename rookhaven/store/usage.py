@@ -1,7 +1,7 @@
 """What the store holds and what it costs: keys per kind, and bytes per result and per leaf.
 
 Counts come from the store's own indexes (no scan of the keyspace). Bytes come from Redis's
-``MEMORY USAGE`` over a sample of results (result and audit, with the job hashes' and the
+``MEMORY USAGE`` over a sample of results (each framing its audit, with the job hashes' and the
 index entries' share a result) and over the log's structures divided by its leaves, so that the
 memory a number of results will need can be projected (``bytes_for``).
 """
@@ -130,7 +130,7 @@ class Usage:
         if not keys:
             return None
         k = self._ctx.keys
-        found = self._memory([name for key in keys for name in (k.result(key), k.audit(key))])
+        found = self._memory([k.result(key) for key in keys])  # each frames its audit
         per_job = self._bytes_per_job()
         if found is None or per_job is None:
             return None

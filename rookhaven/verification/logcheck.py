@@ -18,6 +18,7 @@ from ..config import Settings
 from ..errors import ConfigError, MirrorError, RookhavenError
 from ..store import Store
 from ..store.log import TransparencyLog
+from ..store.results import audits_in
 from ..transparency import merkle, tiles
 from ..transparency.checkpoints import checked, read_note
 from ..transparency.checkpointset import Tree
@@ -213,7 +214,7 @@ def _judged(store: Store, log: TransparencyLog,
     parsed = [parse_leaf(data) for _, data, _ in batch]
     keys = [leaf.key if leaf is not None else "" for leaf in parsed]
     results = store.results.get_many(keys)
-    audits = store.results.audit_many(keys)
+    audits = audits_in(results)  # each result's own (a result frames its audit)
     found = []
     for (index, data, logged), leaf, result, audit in zip(batch, parsed, results, audits,
                                                           strict=True):
@@ -221,10 +222,10 @@ def _judged(store: Store, log: TransparencyLog,
             found.append(Verdict(key=leaf.key if leaf else LOG, outcome="log-inconsistent",
                                  where=_where(log, index),
                                  detail="the stored leaf does not hash to the logged tree"))
-        elif result is None or audit is None:
+        elif result is None:
             found.append(Verdict(key=leaf.key, outcome="erased", where=_where(log, index),
                                  detail=f"logged on {_when(leaf.stored)}, now gone"))
-        elif not leaf.matches(result, audit):
+        elif audit is None or not leaf.matches(result, audit):
             what = ("result" if hashlib.sha256(result).hexdigest() != leaf.result_sha256
                     else "audit")
             found.append(Verdict(key=leaf.key, outcome="rewritten", where=_where(log, index),

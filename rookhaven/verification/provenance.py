@@ -18,7 +18,7 @@ from ..store.records import JobRecord
 from .models import Verdict
 
 # The alarms about bytes that are stored: who put them there is the first question.
-ATTRIBUTED = frozenset({"mismatch", "wrong-key"})
+ATTRIBUTED = frozenset({"mismatch", "wrong-key", "no-recipe"})
 # What a job record that does not parse raises (JSON, text, fields, the request's model).
 _UNPARSED = (ValueError, KeyError, TypeError)
 

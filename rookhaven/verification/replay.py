@@ -16,15 +16,16 @@ import orjson
 
 from ..collector import collector_paused
 from ..config import Settings
-from ..core.canonical import canonical_bytes, embeds
+from ..core.canonical import audit_of, embeds
 from ..core.engine import Retriever
 from ..core.engines import engine_of, engine_ref
 from ..core.identity import result_key
-from ..core.jsondiff import difference, hits_first
+from ..core.jsondiff import hits_first
 from ..core.recipe import Recipe, recipe_of
 from ..errors import ModelUnavailableError, NotFoundError
 from ..pipeline import Executor, RetrieverCache
 from ..store import Store
+from ..store.results import audits_in
 from .frames import Frames
 from .models import Verdict
 from .provenance import attributed
@@ -67,7 +68,7 @@ class Replayer:
             return None
 
     def replay_many(self, keys: Iterable[str], page: int = 500) -> Iterator[Verdict]:
-        """``replay`` of each key, in order, reading results and audits a page at a time;
+        """``replay`` of each key, in order, reading results a page at a time;
         the next page is asked for before this one is replayed, so Redis prepares it while
         the engine runs (``store.ahead``). ``keys`` is consumed a page ahead, so it may be a
         scan of any length.
@@ -83,11 +84,11 @@ class Replayer:
         try:
             while chunk is not None:
                 assert pending is not None  # asked for with its page
-                results, audits = pending.replies()
+                (results,) = pending.replies()
                 following = next(pages, None)
                 pending = None if following is None else self.store.results.read_ahead(following)
                 with collector_paused():
-                    verdicts = self._replay_page(chunk, results, audits)
+                    verdicts = self._replay_page(chunk, results, audits_in(results))
                 yield from verdicts
                 chunk = following
         finally:
@@ -117,8 +118,8 @@ class Replayer:
 
     def _quick(self, key: str, stored: bytes | None, stored_audit: bytes | None
                ) -> _Ready | None:
-        """What ``_prepare`` gives, for a result whose two copies are one encoding and
-        whose configuration was met before (``frames``); None sends it the full way."""
+        """What ``_prepare`` gives, for a result framed as Rookhaven frames one whose
+        configuration was met before (``frames``); None sends it the full way."""
         if stored is None or stored_audit is None or not embeds(stored, stored_audit):
             return None
         found = self._frames.recipe(stored_audit)
@@ -134,8 +135,8 @@ class Replayer:
 
     def replay(self, key: str, stored_bytes: tuple[bytes, bytes] | None = None) -> Verdict:
         """Replay the result stored under ``key`` with the engine its audit names
-        (``stored_bytes``: its result and audit, if already read); an alarm about the stored
-        bytes says who stored them (``provenance``)."""
+        (``stored_bytes``: the result and the audit it frames, if already read); an alarm
+        about the stored bytes says who stored them (``provenance``)."""
         return attributed(self.store, [self._replay_one(key, stored_bytes)])[0]
 
     def _replay_one(self, key: str, stored_bytes: tuple[bytes, bytes] | None) -> Verdict:
@@ -147,26 +148,23 @@ class Replayer:
     def _prepare(self, key: str, stored_bytes: tuple[bytes, bytes] | None) -> Verdict | _Ready:
         """Everything before the engine call: the verdict when there is nothing to replay
         (or the recipe is not this key's), else what the call and the comparison need."""
-        try:
-            stored, stored_audit = stored_bytes or (self.store.results.get(key),
-                                                    self.store.results.audit(key))
-        except NotFoundError as exc:
-            return Verdict(key=key, outcome="missing-result", detail=str(exc))
+        if stored_bytes is None:
+            try:
+                stored = self.store.results.get(key)
+            except NotFoundError as exc:
+                return Verdict(key=key, outcome="missing-result", detail=str(exc))
+            found_audit = audit_of(stored)
+            if found_audit is None:
+                return Verdict(key=key, outcome="mismatch", where="audit",
+                               detail="the stored bytes hold no audit record: they are not a "
+                                      "result Rookhaven wrote")
+            stored_bytes = (stored, found_audit)
+        stored, stored_audit = stored_bytes
         audit = _parse(stored_audit)
-        # The result embeds its audit: both copies must agree before the audit is trusted.
-        # Stored results frame the audit's own bytes (core.canonical.result_bytes), so a
-        # byte comparison settles it; anything else is parsed and compared as JSON.
-        if not embeds(stored, stored_audit):
-            embedded = _parse(stored)
-            if (not isinstance(embedded, dict)
-                    or canonical_bytes(embedded.get("audit")) != stored_audit):
-                where = (_copies_differ(embedded.get("audit"), audit)
-                         if isinstance(embedded, dict) else where_bytes_differ(stored, b""))
-                return Verdict(key=key, outcome="mismatch", stored_engine=_engine(audit),
-                               where=f"audit copies disagree at {where}",
-                               detail="the result's embedded audit differs from the stored "
-                                      "audit")
-        audit = audit if isinstance(audit, dict) else {}
+        if not isinstance(audit, dict) or "engine" not in audit:  # every audit names one
+            return Verdict(key=key, outcome="mismatch", where="audit.engine",
+                           detail="the stored result's audit names no engine: it is not a "
+                                  "result Rookhaven wrote")
         engine = engine_of(audit.get("engine"))
         stored_engine = engine.ref if engine is not None else _engine(audit)
         if engine is None:
@@ -234,14 +232,6 @@ def _judge(ready: _Ready, result: bytes, audit: bytes) -> Verdict:
         return Verdict(**base, where=where_bytes_differ(ready.stored, result))
     return Verdict(**base, where="audit record: " + where_bytes_differ(ready.stored_audit,
                                                                          audit))
-
-
-def _copies_differ(embedded: Any, stored: Any) -> str:
-    """Where the result's embedded audit and the stored audit first differ, and how."""
-    path = where_bytes_differ(canonical_bytes(embedded), canonical_bytes(stored))
-    if not isinstance(embedded, dict) or not isinstance(stored, dict) or path.startswith("byte"):
-        return path
-    return difference(embedded, stored, path, ("the embedded copy", "the stored copy"))
 
 
 def _engine(audit: Any) -> str | None:

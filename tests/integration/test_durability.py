@@ -26,6 +26,7 @@ import redis
 
 from rookhaven import Document, RetrievalRequest, Retriever, canonical_bytes
 from rookhaven.config import Settings
+from rookhaven.core.canonical import audit_of
 from rookhaven.errors import RookhavenError
 from rookhaven.pipeline import Executor, Pipeline
 from rookhaven.pipeline.inline import InlineDispatcher, inline_pipeline
@@ -186,12 +187,13 @@ def test_every_acknowledged_result_survives_redis_being_killed_mid_stream(
 
 
 def stored_results(settings: Settings, keys: Sequence[str]) -> tuple[list[bytes | None], ...]:
-    """The stored result, audit, job state and log presence of each key, read afresh."""
+    """The stored result, the audit it frames, job state and log presence of each key, read
+    afresh."""
     store = Store.from_settings(settings)
     client, prefix = redis.Redis.from_url(settings.redis_url), settings.key_prefix
     try:
-        return (client.mget([f"{prefix}:result:{k}" for k in keys]),
-                client.mget([f"{prefix}:audit:{k}" for k in keys]),
+        results = client.mget([f"{prefix}:result:{k}" for k in keys])
+        return (results, [None if r is None else audit_of(r) for r in results],
                 [r.state.encode() if r else None for r in store.jobs.get_many(keys)],
                 [b"1" if found else None for found in store.log.logged(keys)])
     finally:

@@ -71,7 +71,7 @@ def test_a_replay_stopped_midway_leaves_the_store_usable(store: Store, key_prefi
     client = store.client
     keys = [f"sha256:{i:064x}" for i in range(1200)]
     pending = results.read_ahead(keys[:600])
-    assert pending.replies() == [[None] * 600, [None] * 600]
+    assert pending.replies() == [[None] * 600]
     results.read_ahead(keys[600:]).cancel()
     assert results.get_many(keys[:2]) == [None, None]
     assert client.get(f"{key_prefix}:a1") == b"value 1"

@@ -82,4 +82,16 @@ def test_an_older_store_is_migrated_and_its_queued_job_then_runs(
     fresh = open_pipeline(Settings.from_mapping(env))  # the layout as migrated
     wait_until(lambda: fresh.job(spec.key).state == "done", 90, what="the migrated job done")
     assert fresh.result(spec.key) == Retriever(docs, spec.provider).result_bytes(request)[0]
+
+    # Audit copies as an earlier release stored them beside their results: one equal to its
+    # result's, one that differs; only the equal one goes.
+    stray = "sha256:" + "5" * 64
+    client.set(f"{prefix}:audit:{spec.key}", fresh.audit(spec.key))
+    client.set(f"{prefix}:audit:{stray}", b'{"edited":true}')
+    dropped = rookhaven(env, "store", "migrate", "--drop-audit-copies")
+    assert dropped.returncode == 0, dropped.stderr
+    assert "removed 1 audit copy(ies)" in dropped.stdout and "kept 1" in dropped.stdout
+    assert client.exists(f"{prefix}:audit:{spec.key}") == 0
+    assert client.get(f"{prefix}:audit:{stray}") == b'{"edited":true}'
+    assert fresh.audit(spec.key) == Retriever(docs, spec.provider).result_bytes(request)[1]
     client.close()

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from rookhaven import canonical_bytes
+from rookhaven.core.canonical import audit_of, result_bytes
 
 
 def test_keys_are_sorted_and_there_is_no_whitespace() -> None:
@@ -53,3 +54,26 @@ def test_result_bytes_takes_the_general_path_for_other_shapes() -> None:
     assert result_bytes(odd) == (canonical_bytes(odd), canonical_bytes(odd["audit"]))
     with pytest.raises(ValueError, match="non-finite"):
         result_bytes({"audit": {"score": math.nan}, "hits": []})
+
+
+def test_the_audit_a_result_frames_is_read_back_exactly() -> None:
+    # Hits whose text holds the frame's own words cannot fool the slice: inside a JSON
+    # string their quotes are escaped.
+    audit = {"query": 'a ,"hits": b', "seed": "s", "nested": {"hits": [1]}}
+    hits = [{"id": 'x},"hits":[', "score": 1.5}]
+    result, audit_bytes = result_bytes({"audit": audit, "hits": hits})
+    assert audit_of(result) == audit_bytes == canonical_bytes(audit)
+
+
+@pytest.mark.parametrize(("stored", "expected"), [
+    # Framed otherwise (spaces, keys out of order): the audit it parses to, re-encoded.
+    (b'{"hits": [], "audit": {"b": 1, "a": 2}}', b'{"a":2,"b":1}'),
+    (b'{"audit":{"a":1},"hits":[],"more":{"x":1,"hits":{}}}', b'{"a":1}'),
+    (b"planted", None),
+    (b'{"hits":[]}', None),
+    (b'{"audit":[1],"hits":[]}', None),
+    (b'[{"audit":{}}]', None),
+])
+def test_bytes_not_framed_by_rookhaven_give_their_parsed_audit_or_none(
+        stored: bytes, expected: bytes | None) -> None:
+    assert audit_of(stored) == expected

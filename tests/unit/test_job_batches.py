@@ -184,9 +184,29 @@ def test_a_version_1_store_refuses_jobs_until_migrated_and_then_runs_them() -> N
     assert Store(client, "old").migrate() == 0  # once is enough
 
 
+@pytest.mark.parametrize("shards", [None, 2])
+def test_audit_copies_an_earlier_release_stored_go_only_where_their_result_frames_them(
+        shards: int | None) -> None:
+    store = Store(fakeredis.FakeRedis(), "t", clock=Clock(), log_shards=shards)
+    keys = [f"sha256:{i:064d}" for i in range(1203)]  # more than a page
+    for key in keys:
+        store.results.put(key, "sha256:c", framed(b"[]"), AUDIT)
+    client, k = store.client, store.keys
+    client.mset({k.audit(key): AUDIT for key in keys})
+    client.set(k.audit(keys[0]), b'{"edited":true}')  # evidence: kept
+    client.set(k.audit("sha256:" + "e" * 64), AUDIT)  # its result is gone: kept
+    seen: list[int] = []
+    assert store.drop_audit_copies(progress=seen.append) == (1202, 2)
+    assert seen[-1] == 1204
+    assert sorted(client.keys("t*:audit:*")) == sorted(
+        [k.audit(keys[0]).encode(), k.audit("sha256:" + "e" * 64).encode()])
+    assert store.results.audit_many(keys) == [AUDIT] * len(keys)
+    assert store.drop_audit_copies() == (0, 2)  # once is enough
+
+
 def test_a_result_stored_by_a_worker_that_died_before_logging_it_is_logged_by_the_next(
         ) -> None:
-    # The chunk's MSETNX ran, its COMPLETE never did: result and audit stored, no leaf, the
+    # The chunk's MSETNX ran, its COMPLETE never did: the result stored, no leaf, the
     # job still running. Its next run must log it, not close the job as already stored.
     store = Store(fakeredis.FakeRedis(), "t", clock=Clock())
     settings = Settings.from_mapping({"ROOKHAVEN_LOG_LEVEL": "warning"})
@@ -195,10 +215,10 @@ def test_a_result_stored_by_a_worker_that_died_before_logging_it_is_logged_by_th
     ref = pipe.submit(RetrievalRequest(query="crane"), "port")
     executor = Executor(store, settings)
     job = store.jobs.get(ref.job_id)
-    result, audit = executor.compute(job.spec)
+    result, _ = executor.compute(job.spec)
     k = store.keys.shard(ref.job_id)
     store.jobs.start([ref.job_id], "dead")
-    store.client.mset({k.result(ref.job_id): result, k.audit(ref.job_id): audit})
+    store.client.set(k.result(ref.job_id), result)
     assert store.log.index_of(ref.job_id) is None
     report = pipe.sweep(older_than=0)  # its worker is gone (no heartbeat)
     assert report.requeued == [ref.job_id] and report.done == []

@@ -162,6 +162,17 @@ def test_results_are_write_once_and_identical_bytes_are_accepted_again(store: St
     assert store.results.get(key) == framed(b"[1]") and store.results.audit(key) == AUDIT
 
 
+def test_a_result_is_stored_once_and_its_audit_read_from_it(store: Store) -> None:
+    # The audit is framed in the result (ADR 0064): no second copy under a key of its own.
+    keys = [f"sha256:{i:064d}" for i in range(3)]
+    for key in keys:
+        store.results.put(key, "sha256:c", framed(b'[{"id":"d1"}]'), AUDIT)
+    assert store.client.exists(*[store.keys.audit(key) for key in keys]) == 0
+    assert store.results.audit_many([*keys, "sha256:" + "f" * 64]) == [AUDIT] * 3 + [None]
+    with pytest.raises(NotFoundError):
+        store.results.audit("sha256:" + "f" * 64)
+
+
 def test_different_bytes_under_an_existing_key_are_refused_logged_and_recorded(
         store: Store) -> None:
     seen: list[logging.LogRecord] = []
@@ -261,8 +272,10 @@ def test_an_integrity_violation_fails_an_open_job_and_overwrites_nothing(store: 
     assert store.results.get(job.key) == b"planted"
     record = store.jobs.get(job.key)
     assert record.state == "failed" and "integrity violation" in (record.error or "")
-    with pytest.raises(NotFoundError):
+    # The planted bytes frame no audit, and none was stored beside them.
+    with pytest.raises(IntegrityError, match="not a result Rookhaven wrote"):
         store.results.audit(job.key)
+    assert store.client.exists(store.keys.audit(job.key)) == 0
 
 
 def test_stale_jobs_are_those_queued_too_long_or_running_on_a_dead_worker(

@@ -72,22 +72,41 @@ def test_one_tampered_result_byte_is_an_alarm_naming_the_key_and_field(pipeline:
     assert bad.detail.startswith("stored by its job, finished on worker w at 20"), bad.detail
 
 
-def test_an_edited_audit_copy_cannot_pass_tampering_off_as_drift(pipeline: Pipeline) -> None:
+def test_an_audit_edited_inside_its_result_cannot_pass_tampering_off_as_drift(
+        pipeline: Pipeline) -> None:
+    # The audit is stored once, inside its result (ADR 0064): an edit to its recipe makes
+    # the replay compute another key, and an edit to its engine names one that gives
+    # another key or none this install has. Each is an alarm, never drift.
+    first, second = keys(pipeline)[:2]
+    client, k = pipeline.store.client, pipeline.store.keys
+    data = client.get(k.result(first))
+    seed = orjson.loads(data)["audit"]["seed"]
+    client.set(k.result(first), data.replace(f'"seed":"{seed}"'.encode(), b'"seed":"edited"'))
+    data = client.get(k.result(second))
+    client.set(k.result(second), data.replace(b'"version":"1.1"', b'"version":"0.9"'))
+    found = {v.key: v for v in verifier(pipeline).run(Selection(keys=[first, second])).verdicts}
+    assert (found[first].outcome, found[first].alarm, found[first].where) == (
+        "wrong-key", True, "result key")
+    assert (found[second].outcome, found[second].alarm) == ("unreplayable", True)
+    assert client.exists(k.audit(first), k.audit(second)) == 0  # no second copy to edit
+
+
+@pytest.mark.parametrize(("planted", "where"), [
+    (b"planted", "audit"), (b'{"hits":[],"audit":{}}', "audit.engine"),
+    (b'{"audit":{"seed":"s"},"hits":[]}', "audit.engine")])
+def test_bytes_that_hold_no_audit_naming_an_engine_are_a_mismatch(
+        pipeline: Pipeline, planted: bytes, where: str) -> None:
     key = keys(pipeline)[0]
-    redis_key = pipeline.store.keys.audit(key)
-    data = pipeline.store.client.get(redis_key)
-    pipeline.store.client.set(redis_key, data.replace(b'"version":"1.1"', b'"version":"0.9"'))
+    pipeline.store.client.set(pipeline.store.keys.result(key), planted)
     (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
-    assert verdict.outcome == "mismatch"
-    assert verdict.where is not None and "audit copies disagree" in verdict.where
-    assert verdict.where.endswith("at engine.version (the embedded copy has '1.1'; the stored "
-                                  "copy has '0.9')"), verdict.where
+    assert (verdict.outcome, verdict.alarm, verdict.where) == ("mismatch", True, where)
+    assert "stored by its job, finished on worker w" in verdict.detail, verdict.detail
 
 
 def test_a_result_no_job_stored_is_an_alarm_saying_another_writer_shares_the_store(
         pipeline: Pipeline) -> None:
-    # As reported in issue 30: a result whose embedded audit lacks the config the stored
-    # audit holds, under a key no job of this store ever had.
+    # As reported in issue 30: a result whose audit lacks its config, under a key no job of
+    # this store ever had.
     source = keys(pipeline)[0]
     audit = orjson.loads(pipeline.store.results.audit(source))
     hits = orjson.loads(pipeline.store.results.get(source))["hits"]
@@ -96,17 +115,14 @@ def test_a_result_no_job_stored_is_an_alarm_saying_another_writer_shares_the_sto
     client = pipeline.store.client
     client.set(pipeline.store.keys.result(foreign), canonical_bytes({"audit": without,
                                                                      "hits": hits}))
-    client.set(pipeline.store.keys.audit(foreign), canonical_bytes(audit))
     (verdict,) = verifier(pipeline).run(Selection(keys=[foreign])).verdicts
-    assert verdict.outcome == "mismatch" and verdict.where is not None
-    assert verdict.where.startswith("audit copies disagree at config"), verdict.where
+    assert (verdict.outcome, verdict.alarm) == ("no-recipe", True), verdict
     assert "no Rookhaven job under this key stored it" in verdict.detail, verdict.detail
     # A job that exists but never finished did not store it either.
     job = pipeline.spec(RetrievalRequest(query="crane 9", seed="q"),
                         pipeline.store.corpora.resolve("port"), "tfcosine@1", None)
     pipeline.store.jobs.create(job)
     client.set(pipeline.store.keys.result(job.key), pipeline.store.results.get(source))
-    client.set(pipeline.store.keys.audit(job.key), pipeline.store.results.audit(source))
     (verdict,) = verifier(pipeline).run(Selection(keys=[job.key])).verdicts
     assert verdict.outcome == "wrong-key"
     assert "its job is queued, not done, so no Rookhaven job stored it" in verdict.detail
@@ -168,9 +184,8 @@ def test_a_result_from_an_engine_this_install_lacks_is_an_alarm_naming_it(
 def test_bytes_stored_under_another_requests_key_are_a_wrong_key_alarm(
         pipeline: Pipeline) -> None:
     first, second = keys(pipeline)[:2]
-    result, audit = pipeline.store.results.get(second), pipeline.store.results.audit(second)
-    pipeline.store.client.set(pipeline.store.keys.result(first), result)
-    pipeline.store.client.set(pipeline.store.keys.audit(first), audit)
+    pipeline.store.client.set(pipeline.store.keys.result(first),
+                              pipeline.store.results.get(second))
     (verdict,) = verifier(pipeline).run(Selection(keys=[first])).verdicts
     assert (verdict.outcome, verdict.alarm, verdict.where) == ("wrong-key", True, "result key")
     assert second in verdict.detail
@@ -289,7 +304,6 @@ def test_a_page_of_every_outcome_gives_each_key_its_own_verdict_in_order(
     at = data.index(b'"rank":1')
     client.set(k.result(tampered), data[:at] + b'"rank":7' + data[at + 8:])
     client.set(k.result(swapped), client.get(k.result(stored[5])))
-    client.set(k.audit(swapped), client.get(k.audit(stored[5])))
     client.delete(k.result(gone))
     order = [*stored, "sha256:" + "1" * 64]
     replayer = Replayer(pipeline.store, pipeline.settings)
@@ -308,10 +322,8 @@ def test_an_audit_naming_its_engine_by_a_list_is_an_alarm_not_a_crash(
         pipeline: Pipeline) -> None:
     key = keys(pipeline)[0]
     client, k = pipeline.store.client, pipeline.store.keys
-    audit = orjson.loads(client.get(k.audit(key)))
     result = orjson.loads(client.get(k.result(key)))
-    audit["engine"] = result["audit"]["engine"] = [{"name": "bm25"}]
-    client.set(k.audit(key), canonical_bytes(audit))
+    result["audit"]["engine"] = [{"name": "bm25"}]
     client.set(k.result(key), canonical_bytes(result))
     (verdict,) = verifier(pipeline).run(Selection(keys=[key])).verdicts
     assert (verdict.outcome, verdict.alarm) == ("unreplayable", True)
