@@ -189,8 +189,8 @@ def describe(usage: StoreUsage) -> str:
                      "MEMORY USAGE)")
         return "\n".join(lines)
     total = usage.bytes_for(10**9) or 0.0
-    lines += [f"bytes per result {usage.bytes_per_result:,.0f} (result, audit, job record, "
-              f"index entries; {usage.sampled} sampled), per log leaf "
+    lines += [f"bytes per result {usage.bytes_per_result:,.0f} (the result framing its audit, job "
+              f"record, index entries; {usage.sampled} sampled), per log leaf "
               f"{usage.bytes_per_leaf:,.0f}",
               f"10^9 results would take {total / (1 << 40):,.1f} TiB: "
               f"{-(-total // (64 << 30)):,.0f} nodes of 64 GiB before replicas and headroom"]
