@@ -183,6 +183,37 @@ class FloorRun:
         return time.perf_counter() - started
 
 
+def single_jobs(pipe: Pipeline, digest: str, reqs: list[RetrievalRequest], meter: Meter,
+                inline_us: float) -> float:
+    """Jobs/s of ``reqs`` submitted one at a time, one message each (batch size 1, as
+    ``submit --query`` and MCP ``submit_retrieval`` send them), and their CPU a job."""
+    single = Pipeline(pipe.store, pipe.dispatcher, pipe.settings.with_overrides(batch_size=1))
+    started = time.perf_counter()
+    target = stored(pipe, digest) + len(reqs)
+    before = meter.read()
+    for request in reqs:
+        single.submit(request, "bench")
+    until(lambda: stored(pipe, digest) >= target, 600, "single jobs", interval=0.05)
+    rate = len(reqs) / (time.perf_counter() - started)
+    print(f"single (1/message): {rate:.0f} jobs/s; CPU a job: "
+          f"{shown(meter.per_job(before, len(reqs)), inline_us)}", flush=True)
+    return rate
+
+
+def noop_floor(pipe: Pipeline, counter: str, tasks: int) -> float:
+    """Tasks/s of Celery's own floor: ``tasks`` no-op tasks, one message each."""
+    started = time.perf_counter()
+    app = pipe.dispatcher.app  # type: ignore[attr-defined]
+    with app.producer_or_acquire() as producer:
+        for _ in range(tasks):
+            app.send_task(TASK_NOOP, args=[counter], producer=producer)
+    until(lambda: int(pipe.store.client.get(counter) or 0) >= tasks, 600, "no-ops",
+          interval=0.05)
+    rate = tasks / (time.perf_counter() - started)
+    print(f"no-op floor (1/message): {rate:.0f} tasks/s", flush=True)
+    return rate
+
+
 def mcp_latency(env: dict[str, str], reqs: list[RetrievalRequest]) -> None:
     """p50 and p99 of ``submit_retrieval`` -> ``get_result`` through a stdio MCP server,
     polling ``get_job`` every millisecond or two, one request at a time."""
@@ -284,8 +315,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=30000)
     parser.add_argument("--warm", type=int, default=2000,
                         help="jobs run through the worker before the clock starts")
-    parser.add_argument("--single", type=int, default=1000, help="jobs sent one per message")
-    parser.add_argument("--noop", type=int, default=2000, help="no-op tasks for the floor")
+    parser.add_argument("--single", type=int, default=1000,
+                        help="jobs sent one per message (0: none)")
+    parser.add_argument("--noop", type=int, default=2000,
+                        help="no-op tasks for Celery's floor (0: none)")
     parser.add_argument("--floor", type=int, default=None,
                         help="jobs through the ranking floor (default: --jobs; 0: none)")
     parser.add_argument("--mcp", type=int, default=200,
@@ -391,30 +424,13 @@ def main() -> None:
                   f"{rows['bulk'] / rows['floor']:.2f}; CPU a job: "
                   f"{shown(used, 1e6 / around)}", flush=True)
 
-        single = Pipeline(pipe.store, pipe.dispatcher,
-                          pipe.settings.with_overrides(batch_size=1))
-        singles = make(max(1, args.single), tag="single-")
-        started = time.perf_counter()
-        target = stored(pipe, digest) + len(singles)
-        before = meter.read()
-        for request in singles:
-            single.submit(request, "bench")
-        until(lambda: stored(pipe, digest) >= target, 600, "single jobs", interval=0.05)
-        rows["single"] = len(singles) / (time.perf_counter() - started)
-        print(f"single (1/message): {rows['single']:.0f} jobs/s; CPU a job: "
-              f"{shown(meter.per_job(before, len(singles)), inline_us)}", flush=True)
-
-        counter = f"{prefix}:bench:noop"
-        started = time.perf_counter()
-        app = pipe.dispatcher.app  # type: ignore[attr-defined]
-        with app.producer_or_acquire() as producer:
-            for _ in range(max(1, args.noop)):
-                app.send_task(TASK_NOOP, args=[counter], producer=producer)
-        until(lambda: int(pipe.store.client.get(counter) or 0) >= max(1, args.noop), 600,
-              "no-ops", interval=0.05)
-        rows["noop"] = max(1, args.noop) / (time.perf_counter() - started)
-        print(f"no-op floor (1/message): {rows['noop']:.0f} tasks/s; single/floor "
-              f"{rows['single'] / rows['noop']:.2f}", flush=True)
+        if args.single:
+            rows["single"] = single_jobs(pipe, digest, make(args.single, tag="single-"),
+                                         meter, inline_us)
+        if args.noop:
+            rows["noop"] = noop_floor(pipe, f"{prefix}:bench:noop", args.noop)
+            if "single" in rows:
+                print(f"single/floor {rows['single'] / rows['noop']:.2f}", flush=True)
 
         if args.mcp:
             mcp_latency(env, make(args.mcp, tag="mcp-"))
@@ -444,10 +460,11 @@ def main() -> None:
               f"new worker ready {ready - killed_at:.1f} s after the kill; the killed "
               f"worker's jobs done {orphans_done - ready:.1f} s after it was ready; "
               f"everything done {finished - ready:.1f} s after it was ready")
-        print(f"ratios: bulk/inline {rows['bulk'] / rows['inline']:.2f}; "
-              f"single/inline {rows['single'] / rows['inline']:.2f}; "
-              f"bulk/noop-floor {rows['bulk'] / rows['noop']:.2f}; "
-              f"single/noop-floor {rows['single'] / rows['noop']:.2f}")
+        print("ratios: " + "; ".join(
+            f"{name} {rows[a] / rows[b]:.2f}" for name, a, b in (
+                ("bulk/inline", "bulk", "inline"), ("single/inline", "single", "inline"),
+                ("bulk/noop-floor", "bulk", "noop"), ("single/noop-floor", "single", "noop"))
+            if a in rows and b in rows))
     finally:
         workers.stop_all()
         keys = list(pipe.store.client.scan_iter(match=f"{prefix}*", count=1000))
