@@ -1,25 +1,17 @@
-"""Cost of the transparency log: storing results with and without it, and a 1M-leaf tree.
+"""The transparency log at a million leaves: integrate, sign, grow and prove.
 
 Run by hand (not a test), against a Redis database nothing else uses; it writes only under
 its own key prefix and deletes those keys afterwards:
 
-    /work/main/.venv/bin/python bench/log.py --redis redis://127.0.0.1:6379/14
+    redis-server --port 6391 --save "" --appendonly no --daemonize yes
+    .venv/bin/python bench/log.py --redis redis://127.0.0.1:6391/14
 
-Measured, in one run:
-1. append: ``store.results.put`` of N distinct results (2-4 KB result bytes, no job
-   records) through the real COMPLETE script, against the same through a copy of COMPLETE
-   with the log block removed (registered on a separate StoreContext/ResultStore here
-   only), alternating three times; and a third row that also skips building the leaf in
-   Python, so the whole cost of the log is visible.
-2. bulk jobs as a worker runs them (``Executor.run`` over batches of 100 real retrieval jobs
-   on a 5,000-document corpus), with the real COMPLETE and with the copy without the log
-   block, in alternating rounds: the log's share of bulk throughput.
-3. a 1M-leaf log, its leaves and level-0 tiles written directly in COMPLETE's layout:
-   ``integrate`` from scratch, signing a checkpoint when already integrated, integrating
-   and signing after 1,000 more results stored by ``put``, and inclusion proofs
-   (``log.inclusion`` + ``merkle.verify_inclusion``) of 1,000 random leaves.
-
-bench/pipeline.py has no switch for the log: it measures the pipeline with the log only.
+A log of ``--leaves`` leaves, its leaves and level-0 tiles written directly in COMPLETE's
+layout: ``integrate`` from scratch, signing a checkpoint when already integrated,
+integrating and signing after 1,000 more results stored by ``put``, and inclusion proofs
+(``log.inclusion`` + ``merkle.verify_inclusion``) of ``--proofs`` random leaves. What the
+log costs a stored result is `bench/job_split.py`'s "log leaves" stage (the leaf built and
+hashed) and COMPLETE's share in `bench/queue_commands.py --per-script`.
 """
 
 from __future__ import annotations
@@ -40,10 +32,8 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 import redis  # noqa: E402
 
-from rookhaven.store import Store, scripts  # noqa: E402
-from rookhaven.store.context import StoreContext, text  # noqa: E402
-from rookhaven.store.keys import LOG_CHUNK, Keys, ShardKeys  # noqa: E402
-from rookhaven.store.results import ResultStore  # noqa: E402
+from rookhaven.store import Store  # noqa: E402
+from rookhaven.store.keys import LOG_CHUNK, ShardKeys  # noqa: E402
 from rookhaven.transparency import checkpoints, merkle  # noqa: E402
 from rookhaven.transparency.leaf import leaf_for  # noqa: E402
 from rookhaven.transparency.note import generate_key  # noqa: E402
@@ -51,19 +41,6 @@ from rookhaven.transparency.note import generate_key  # noqa: E402
 CORPUS = "sha256:" + "c" * 64
 ENGINE = {"name": "bm25", "version": "1.2", "params": {"b": 0.75, "k1": 1.2},
           "analyzer": "sha256:" + "a" * 64}
-LOG_BLOCK = """  if redis.call('HEXISTS', log_index, ARGV[6]) == 0 then
-    local n = redis.call('RPUSH', leaves, ARGV[7]) - 1
-    redis.call('HSET', log_index, ARGV[6], n)
-    redis.call('APPEND', ARGV[9] .. math.floor(n / tonumber(ARGV[10])), ARGV[8])
-  end
-"""
-
-
-def without_log() -> str:
-    """COMPLETE with its log block cut out (refused if the script no longer has it)."""
-    if LOG_BLOCK not in scripts.COMPLETE:
-        raise SystemExit("store.scripts.COMPLETE changed: update LOG_BLOCK in bench/log.py")
-    return scripts.COMPLETE.replace(LOG_BLOCK, "")
 
 
 def key_of(tag: str, i: int) -> str:
@@ -96,153 +73,6 @@ def delete_prefix(client: Any, prefix: str) -> None:
             batch = []
     if batch:
         client.unlink(*batch)
-
-
-def bare_put(ctx: StoreContext, key: str, result: bytes, audit: bytes) -> str:
-    """ResultStore.put without building a leaf: what storing cost before the log."""
-    k = ctx.shard(key)
-    keys = [*ctx.job_keys(key), k.audit(key), k.audits_by_time, k.audits_by_corpus(CORPUS),
-            k.violations, k.log_leaves, k.log_index]
-    return text(ctx.complete(keys=keys, args=[*ctx.job_args(ctx.now(), key), result, audit,
-                                              key, b"", b"", k.log_hashes(0, 0)[:-1],
-                                              LOG_CHUNK]))
-
-
-def server_time(client: Any) -> tuple[int, int]:
-    """(calls, microseconds) Redis has spent in EVALSHA so far (INFO commandstats)."""
-    found = client.info("commandstats").get("cmdstat_evalsha", {})
-    return int(found.get("calls", 0)), int(found.get("usec", 0))
-
-
-def putter(client: Any, name: str, prefix: str) -> Any:
-    """The put function of one variant, on its own StoreContext under ``prefix``."""
-    ctx = StoreContext(client, prefix, time.time)
-    if name == "with log":
-        return ResultStore(ctx).put
-    ctx.complete = client.register_script(without_log())
-    if name == "without log":
-        return ResultStore(ctx).put
-    return lambda key, _corpus, result, audit: bare_put(ctx, key, result, audit)
-
-
-def append_cost(client: Any, prefix: str, n: int, rounds: int,
-                block: int = 500) -> list[tuple[str, str]]:
-    """Each round stores ``n`` results per variant, interleaved ``block`` puts at a time
-    (the order rotating), so a noisy neighbour slows every variant alike."""
-    names = ["with log", "without log", "without log or leaf"]
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    server: dict[str, list[float]] = {name: [] for name in names}
-    for r in range(-1, rounds):  # round -1 warms up the client, the server and both scripts
-        size = n if r >= 0 else min(n, 2000)
-        runs = {name: (f"{prefix}:append-{r}-{i}", results(size, f"{r}-{i}"))
-                for i, name in enumerate(names)}
-        puts = {name: putter(client, name, run_prefix)
-                for name, (run_prefix, _) in runs.items()}
-        wall = dict.fromkeys(names, 0.0)
-        spent = {name: [0, 0] for name in names}
-        for b, at in enumerate(range(0, size, block)):
-            for name in names[b % 3:] + names[:b % 3]:
-                put, batch = puts[name], runs[name][1][at:at + block]
-                calls, usec = server_time(client)
-                started = time.perf_counter()
-                for key, result, audit in batch:
-                    put(key, CORPUS, result, audit)
-                wall[name] += time.perf_counter() - started
-                calls_after, usec_after = server_time(client)
-                spent[name][0] += calls_after - calls
-                spent[name][1] += usec_after - usec
-        for name, (run_prefix, _) in runs.items():
-            leaves = Keys(run_prefix).shards[0].log_leaves  # each run's store is flat
-            assert client.llen(leaves) == (size if name == "with log" else 0)
-            delete_prefix(client, run_prefix)
-        if r < 0:
-            continue
-        for name in names:
-            rates[name].append(size / wall[name])
-            # Other clients' EVALSHAs would count too: run on an otherwise idle Redis.
-            server[name].append(spent[name][1] / max(1, spent[name][0]))
-        print(f"append round {r + 1}: " + ", ".join(
-            f"{name} {rates[name][-1]:.0f}/s" for name in names), flush=True)
-    others = int(client.info("clients")["connected_clients"]) - 1
-    if others > 0:
-        print(f"note: {others} other client(s) connected: the script times may include theirs",
-              flush=True)
-    median = {name: statistics.median(rates[name]) for name in names}
-    out = [(f"put, {name} ({rounds} x {n:,}, median)",
-            f"{median[name]:,.0f}/s (range {min(rates[name]):,.0f}-{max(rates[name]):,.0f}); "
-            f"{statistics.median(server[name]):.0f} us in the script")
-           for name in names]
-    for base in names[1:]:
-        # Paired by round: the variants of one round ran interleaved, under the same load.
-        paired = [a / b for a, b in zip(rates["with log"], rates[base], strict=True)]
-        ratio = statistics.median(paired)
-        out.append((f"with log / {base}, median of per-round ratios",
-                    f"x{ratio:.3f} ({1 - ratio:.1%} slower; rounds "
-                    + ", ".join(f"{p:.3f}" for p in paired) + ")"))
-    return out
-
-
-class _NoLeaf:
-    @staticmethod
-    def encode() -> bytes:
-        return b""
-
-
-def _no_leaf(*_: Any, **__: Any) -> _NoLeaf:
-    return _NoLeaf()
-
-
-def bulk_jobs(client: Any, prefix: str, n: int, rounds: int,
-              batch: int = 100) -> list[tuple[str, str]]:
-    """Bulk work as a worker does it: ``Executor.run`` over batches of real retrieval jobs
-    (job records, ranking, result, audit, ledger), with the real COMPLETE and with the copy
-    whose log block is cut out, in alternating rounds on one corpus."""
-    from rookhaven import Document
-    from rookhaven.config import Settings
-    from rookhaven.models import RetrievalRequest
-    from rookhaven.pipeline import Executor, Pipeline, RecordingDispatcher
-    from rookhaven.store import Store
-
-    words = ["crane", "berth", "tide", "delay", "pilot", "tug", "cargo", "reefer", "quay",
-             "gantry", "customs", "vessel", "mooring", "draft", "hazard", "lashing"]
-    rng = random.Random(5)
-    docs = [Document(id=f"d{i:05d}", text=" ".join(rng.choice(words) for _ in range(40)))
-            for i in range(5000)]
-    settings = Settings(engine="bm25@2", batch_size=batch)
-    from rookhaven.store import results as results_module
-
-    real_leaf_for = results_module.leaf_for
-    rates: dict[str, list[float]] = {"with log": [], "without log": []}
-    for round_ in range(rounds):
-        for name in (["with log", "without log"] if round_ % 2 == 0
-                     else ["without log", "with log"]):
-            store = Store(client, f"{prefix}:jobs-{round_}-{name.replace(' ', '')}")
-            # Without the log: neither the script's log block nor the leaf built in Python.
-            results_module.leaf_for = real_leaf_for if name == "with log" else _no_leaf
-            if name == "without log":
-                store._ctx.complete = client.register_script(without_log())
-            pipe = Pipeline(store, RecordingDispatcher(), settings)
-            pipe.add_corpus(docs, "bench")
-            ids = [r.job_id for r in pipe.submit_many(
-                [RetrievalRequest(query=f"{rng.choice(words)} {rng.choice(words)} and "
-                                  f"{rng.choice(words)}", seed=f"{name}{round_}-{i}",
-                                  recallBudget=10) for i in range(n)], "bench")]
-            executor = Executor(store, settings)
-            executor.run(ids[:10], "warm")  # the index is built outside the timing
-            started = time.perf_counter()
-            for at in range(10, n, batch):
-                executor.run(ids[at:at + batch], "bench")
-            rates[name].append((n - 10) / (time.perf_counter() - started))
-    results_module.leaf_for = real_leaf_for
-    ratios = [w / o for w, o in zip(rates["with log"], rates["without log"], strict=True)]
-    return [
-        (f"bulk jobs, with log ({rounds} x {n}, median)",
-         f"{statistics.median(rates['with log']):,.0f} jobs/s"),
-        (f"bulk jobs, without log block or leaf ({rounds} x {n}, median)",
-         f"{statistics.median(rates['without log']):,.0f} jobs/s"),
-        ("bulk jobs, with / without, median of per-round ratios",
-         f"x{statistics.median(ratios):.3f} (rounds {', '.join(f'{r:.3f}' for r in ratios)})"),
-    ]
 
 
 def build_log(client: Any, keys: ShardKeys, n: int) -> list[str]:
@@ -331,10 +161,7 @@ def million(client: Any, prefix: str, n: int, proofs: int) -> list[tuple[str, st
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
-    parser.add_argument("--results", type=int, default=20_000, help="results per append run")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--jobs", type=int, default=3000, help="jobs per bulk round")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6391/14")
     parser.add_argument("--leaves", type=int, default=1_000_000)
     parser.add_argument("--proofs", type=int, default=1000)
     args = parser.parse_args()
@@ -345,8 +172,6 @@ def main() -> None:
         raise SystemExit(f"{args.redis} holds keys; give this bench an empty database")
     rows: list[tuple[str, str]] = []
     try:
-        rows += append_cost(client, prefix, args.results, args.rounds)
-        rows += bulk_jobs(client, prefix, args.jobs, args.rounds + 1)
         rows += million(client, prefix, args.leaves, args.proofs)
     finally:
         delete_prefix(client, prefix)
