@@ -6,7 +6,6 @@ and which field changed (``hits[3].score``) instead of just "mismatch".
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 
@@ -38,36 +37,3 @@ def hits_first(stored: dict[str, Any], replayed: dict[str, Any]) -> str | None:
     """Like ``first_difference`` on results, but looks at the hits before the audit."""
     return (first_difference(stored.get("hits"), replayed.get("hits"), "hits")
             or first_difference(stored, replayed))
-
-
-def at(document: Any, path: str) -> tuple[bool, Any]:
-    """(found, value) at a path ``first_difference`` gave (``a.b[2].c``; ``$`` the root)."""
-    value = document
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", "" if path == "$" else path):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            if not isinstance(value, list) or index >= len(value):
-                return False, None
-            value = value[index]
-        elif isinstance(value, dict) and part in value:
-            value = value[part]
-        else:
-            return False, None
-    return True, value
-
-
-def difference(first: Any, second: Any, path: str, names: tuple[str, str]) -> str:
-    """``path`` with what each of two documents (called ``names``) holds there, briefly."""
-    shown = []
-    for name, document in zip(names, (first, second), strict=True):
-        found, value = at(document, path)
-        shown.append(f"{name} {_brief(value) if found else 'lacks it'}")
-    return f"{path} ({'; '.join(shown)})"
-
-
-def _brief(value: Any) -> str:
-    if isinstance(value, dict):
-        return f"has an object of {len(value)} keys"
-    if isinstance(value, list):
-        return f"has a list of {len(value)}"
-    return f"has {value!r:.60}"

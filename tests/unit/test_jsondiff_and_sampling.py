@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rookhaven.core.jsondiff import difference, first_difference, hits_first
+from rookhaven.core.jsondiff import first_difference, hits_first
 from rookhaven.core.sampling import sample_keys, stratified_sample
 
 
@@ -51,13 +51,3 @@ def test_stratified_sampling_reaches_small_strata_in_proportion() -> None:
     assert len(drawn) == 20
     assert sum(k in strata["small"] for k in drawn) == 2
     assert stratified_sample(strata, 500, "s") and len(stratified_sample(strata, 500, "s")) == 200
-
-
-def test_a_difference_says_what_each_document_holds_there() -> None:
-    one = {"config": {"k1": 1.2}, "hits": [1, 2]}
-    two = {"hits": [1, 2, 3]}
-    assert difference(one, two, first_difference(one, two) or "", ("a", "b")) == (
-        "config (a has an object of 1 keys; b lacks it)")
-    assert difference(one, two, "hits[2]", ("a", "b")) == "hits[2] (a lacks it; b has 3)"
-    assert difference(one, two, "hits", ("a", "b")) == (
-        "hits (a has a list of 2; b has a list of 3)")
