@@ -113,7 +113,7 @@ class Pipeline:
              params: dict[str, Any] | None = None) -> JobSpec:
         """The job for ``request`` over a stored corpus digest, with its content key."""
         name, pinned, make = self._maker(corpus_digest, provider, params)
-        key, _ = make(request)
+        key, _ = make(self.settings.check_request(request))
         return JobSpec(key=key, request=request, corpus_digest=corpus_digest, provider=name,
                        params=pinned)
 

@@ -329,6 +329,9 @@ def test_requests_over_the_limits_are_refused_before_anything_is_written(
     with pytest.raises(InvalidRequestError, match="ROOKHAVEN_MAX_RECALL"):
         pipeline.submit(RetrievalRequest(query="crane", recallBudget=5000), "port")
     assert pipeline.store.jobs.counts() == {"queued": 0, "running": 0}
+    with pytest.raises(InvalidRequestError, match="ROOKHAVEN_MAX_RECALL"):  # nor made
+        pipeline.spec(RetrievalRequest(query="crane", recallBudget=5000),
+                      pipeline.store.corpora.resolve("port"))
 
 
 def test_celery_is_configured_for_json_only_and_at_least_once_delivery() -> None:
