@@ -23,7 +23,10 @@ Measured, in the same run and on the same requests:
 4. floors: a no-op task, one message per call (the queue's own cost); and (``--floor``)
    a task that ranks a message of requests and stores their results with one MSET, no
    ledger (the least any job system on this queue does: the batch path's ceiling), in the
-   bulk run's batches, warmed the same way, with its CPU a job;
+   bulk run's batches, warmed the same way, with its CPU a job; and (``--stateless``) a
+   prototype of a ledger that keeps no state a job (``bench.noop_app.ledger``, ADR 0065):
+   the same jobs made by the pipeline's own maker, one record a message, each job run as the
+   executor does, the results stored with their leaves by one transaction a message;
 5. MCP: ``--mcp`` requests through a stdio MCP server (``rookhaven mcp``), each
    ``submit_retrieval`` then ``get_job`` until done then ``get_result``: p50 and p99;
 6. rerank: ``rookhaven rerank --requests FILE --baseline bench --to-engine E`` of
@@ -51,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 
 from bench.benchstore import print_commands, redis_commands  # noqa: E402
-from bench.noop_app import TASK_NOOP, TASK_RANK  # noqa: E402
+from bench.noop_app import RECORD, TASK_LEDGER, TASK_NOOP, TASK_RANK, ledger_keys  # noqa: E402
 from rookhaven import RetrievalRequest, Retriever  # noqa: E402
 from rookhaven.config import Settings  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
@@ -180,6 +183,47 @@ class FloorRun:
                 self.app.send_task(TASK_RANK, args=[*self.args, lines], producer=producer)
         until(lambda: int(self.client.get(self.args[0]) or 0) >= target, 600, "the floor",
               interval=0.05)
+        return time.perf_counter() - started
+
+
+class StatelessRun:
+    """Requests through the stateless ledger's prototype (``bench.noop_app.ledger``): each
+    batch's jobs made by the pipeline's maker (keys and recipes, as ``submit_many`` makes
+    them), recorded with one script a message, sent as one message of their keys."""
+
+    def __init__(self, pipe: Pipeline, prefix: str, digest: str, batch: int,
+                 carried: bool = False) -> None:
+        self.app = pipe.dispatcher.app  # type: ignore[attr-defined]
+        self.carried = carried  # the message carries the recipes: the worker claims nothing
+        self.client = pipe.store.client
+        self.prefix, self.digest, self.batch = prefix, digest, batch
+        self.counter = f"{prefix}:count"
+        self.make = pipe._maker(digest, None, None)[2]
+        self.messages = 0
+
+    def run(self, reqs: list[RetrievalRequest]) -> float:
+        """Seconds from the first job made until every job's result is stored."""
+        started = time.perf_counter()
+        target = int(self.client.get(self.counter) or 0) + len(reqs)
+        record = self.client.register_script(RECORD)
+        with self.app.producer_or_acquire() as producer:
+            for at in range(0, len(reqs), self.batch):
+                made = [self.make(r) for r in reqs[at:at + self.batch]]
+                self.messages += 1
+                message = f"{os.getpid()}-{self.messages}"
+                names = ledger_keys(self.prefix, message)
+                keys = [key for key, _ in made]
+                stored = record(keys=[names["record"], names["open"],
+                                      *(f"{self.prefix}:r:{key}" for key in keys)],
+                                args=[time.time(), b"\n".join(r for _, r in made)])
+                fresh = [key for key, done in zip(keys, stored, strict=True) if not done]
+                carried = [r.decode() for (key, r), done in zip(made, stored, strict=True)
+                           if not done] if self.carried else None
+                self.app.send_task(TASK_LEDGER, args=[self.counter, self.prefix, message,
+                                                      self.digest, fresh, carried],
+                                   producer=producer)
+        until(lambda: int(self.client.get(self.counter) or 0) >= target, 600,
+              "the stateless ledger", interval=0.05)
         return time.perf_counter() - started
 
 
@@ -321,6 +365,8 @@ def main() -> None:
                         help="no-op tasks for Celery's floor (0: none)")
     parser.add_argument("--floor", type=int, default=None,
                         help="jobs through the ranking floor (default: --jobs; 0: none)")
+    parser.add_argument("--stateless", type=int, default=0,
+                        help="jobs through the stateless ledger's prototype (0: none)")
     parser.add_argument("--mcp", type=int, default=200,
                         help="submit_retrieval -> get_result calls through a stdio MCP server")
     parser.add_argument("--docs", type=int, default=2000)
@@ -424,6 +470,33 @@ def main() -> None:
                   f"{rows['bulk'] / rows['floor']:.2f}; CPU a job: "
                   f"{shown(used, 1e6 / around)}", flush=True)
 
+        if args.stateless:
+            run = StatelessRun(pipe, f"{prefix}:sl", digest, args.batch)
+            run.run(make(args.warm, tag="stateless-warm-"))  # each pool process indexes
+            before = meter.read()
+            rows["stateless"] = args.stateless / run.run(make(args.stateless,
+                                                             tag="stateless-"))
+            used = meter.per_job(before, args.stateless)
+            around = 2 * args.jobs / (after_s + _inline(inline, reqs))
+            print(f"stateless ledger ({args.batch}/message, prototype): "
+                  f"{rows['stateless']:.0f} jobs/s, {rows['stateless'] / around:.2f}x inline "
+                  f"({around:.0f}/s on both sides)"
+                  + (f"; stateless/floor {rows['stateless'] / rows['floor']:.2f}"
+                     if "floor" in rows else "")
+                  + f"; CPU a job: {shown(used, 1e6 / around)}", flush=True)
+            for row, carried, how in (
+                    ("stateless-single", False, "prototype"),
+                    ("carried-single", True, "the recipe in the message, no claim")):
+                if not args.single:
+                    break
+                single = StatelessRun(pipe, f"{prefix}:{row}", digest, 1, carried=carried)
+                single.run(make(20, tag=f"{row}-warm-"))
+                before = meter.read()
+                rows[row] = args.single / single.run(make(args.single, tag=f"{row}-"))
+                print(f"stateless ledger (1/message, {how}): {rows[row]:.0f} jobs/s; CPU a "
+                      f"job: {shown(meter.per_job(before, args.single), 1e6 / around)}",
+                      flush=True)
+
         if args.single:
             rows["single"] = single_jobs(pipe, digest, make(args.single, tag="single-"),
                                          meter, inline_us)
@@ -463,7 +536,10 @@ def main() -> None:
         print("ratios: " + "; ".join(
             f"{name} {rows[a] / rows[b]:.2f}" for name, a, b in (
                 ("bulk/inline", "bulk", "inline"), ("single/inline", "single", "inline"),
-                ("bulk/noop-floor", "bulk", "noop"), ("single/noop-floor", "single", "noop"))
+                ("bulk/noop-floor", "bulk", "noop"), ("single/noop-floor", "single", "noop"),
+                ("stateless/inline", "stateless", "inline"),
+                ("stateless-single/noop-floor", "stateless-single", "noop"),
+                ("carried-single/noop-floor", "carried-single", "noop"))
             if a in rows and b in rows))
     finally:
         workers.stop_all()
