@@ -207,7 +207,7 @@ class Retriever:
             texts = {tuple(whole_terms): request.query}
             for part in parts.parts:
                 texts.setdefault(tuple(part.terms), part.text)
-            ranking = fused = self._for_texts(texts)
+            ranking = fused = self._for_texts(texts, request.recall_budget)
         scores = _ScoreCache(ranking, self._top)
         if cut is not None:
             scores.know(cut)

@@ -7,13 +7,16 @@ Per (sub)query the lexical list is bm25@6's ranking (the same integer scores) to
 already sure (a best-scoring document matches at least ``confident_coverage`` of the
 query's distinct terms), the semantic list weighs ``confident_semantic_weight`` instead.
 Document vectors are built in the index pass; the model is the one whose vector table's
-sha256 the config records (ADR 0044).
+sha256 the config records (ADR 0044). ``GatedHybridProvider``, the candidate for hybrid@2
+(not released), ties both depths to the request's budget and weighs the semantic list by
+how much of the (sub)query the model reads whole (ADRs 0056, 0059).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +25,7 @@ import numpy as np
 from ...errors import ConfigError
 from ..corpus import RecordSource
 from ..semantic import fusion
+from ..semantic.coverage import coverage, stepped_weight
 from ..semantic.lists import EMPTY, fused, one_call, ranked, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
@@ -40,6 +44,7 @@ from .scoring import Plan
 _NO_IDS = np.zeros(0, np.int64)
 QUERY_WEIGHTINGS = ("none", "rarity")
 COVERAGE_BITS = 8
+WHOLE_MEMO = 1 << 16  # tokens whose coverage verdict an index remembers
 
 
 def document_body(record: Mapping[str, Any]) -> str:
@@ -147,6 +152,59 @@ class HybridProvider(Bm25Provider):
                                     self.confident_semantic_weight, weight))
 
 
+@dataclass(frozen=True)
+class GatedHybridProvider(HybridProvider):
+    """The hybrid fusion with both lists ranked to max(recall budget, ``depth_floor``) and
+    the semantic list weighed by the (sub)query's coverage: ``semantic_weight`` from
+    ``coverage_full`` of its tokens held whole by the model, half of it from
+    ``coverage_half``, none below (0 turns a step off). The candidate for hybrid@2."""
+
+    semantic_prefilter: int = 250
+    lexical_depth: int = 0  # fixed depths, for a depth_floor of 0
+    semantic_depth: int = 0
+    depth_floor: int = 50
+    coverage_full: float = 0.75
+    coverage_half: float = 0.625
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.depth_floor < 0 or (self.depth_floor and (self.lexical_depth
+                                                          or self.semantic_depth)):
+            raise ConfigError("set depth_floor (>= 0) or the fixed lexical_depth and "
+                              "semantic_depth, not both")
+        _fraction("coverage_full", self.coverage_full, COVERAGE_BITS)
+        _fraction("coverage_half", self.coverage_half, COVERAGE_BITS)
+
+    def _coverage_steps(self) -> tuple[tuple[int, int], ...]:
+        full = _fraction("semantic_weight", self.semantic_weight, fusion.WEIGHT_BITS)
+        steps = ((_fraction("coverage_full", self.coverage_full, COVERAGE_BITS), full),
+                 (_fraction("coverage_half", self.coverage_half, COVERAGE_BITS), full // 2))
+        return tuple(step for step in steps if step[0])
+
+    def parameters(self) -> dict[str, Any]:
+        return {**super().parameters(), "depth_floor": self.depth_floor,
+                "coverage_full": self.coverage_full, "coverage_half": self.coverage_half}
+
+    def config(self) -> dict[str, Any]:
+        config = super().config()
+        config["fusion"] = {
+            **config["fusion"],
+            "depth_floor": self.depth_floor,
+            "depth_rule": "both lists to max(recall budget, depth_floor) ranks; fixed "
+                          "depths where depth_floor is 0",
+            "coverage_steps": [list(step) for step in self._coverage_steps()],
+            "coverage_rule": "the share, in 1/256 floored, of the (sub)query's analyzer "
+                             "tokens (stop words included) the model's tokenizer encodes as "
+                             "one token (none: 256); the weight of the first step whose "
+                             "floor it reaches, 0 below every floor"}
+        return config
+
+    def build(self, corpus: RecordSource) -> HybridIndex:  # type: ignore[override]
+        return dataclasses.replace(super().build(corpus), depth_floor=self.depth_floor,
+                                   steps=self._coverage_steps(),
+                                   tokens=self.analyzer.split_tokens)
+
+
 class _Tee:
     """The corpus as the lexical build reads it, building each chunk's vectors on the way
     (a streamed corpus is read once)."""
@@ -207,11 +265,33 @@ class HybridIndex:
     semantic_depth: int
     confident_coverage: int
     confident_weight: int
+    # Both lists' depth max(recall budget, depth_floor); 0: lexical_depth and semantic_depth.
+    depth_floor: int = 0
+    # The semantic weight by the (sub)query's coverage (``semantic.coverage``): (floor in
+    # 1/256, weight) by descending floor; empty: semantic_weight whatever the coverage.
+    steps: tuple[tuple[int, int], ...] = ()
+    tokens: Callable[[str], list[str]] | None = None  # the analyzer's, for the coverage
+    # Whether the model holds a token whole, by token: a function of the model alone, so
+    # remembering it cannot change a weight (cleared when WHOLE_MEMO are held).
+    _whole: dict[str, bool] = field(default_factory=dict, init=False, repr=False,
+                                    compare=False)
 
-    def for_texts(self, texts: Mapping[tuple[str, ...], str]) -> HybridView:
+    def held_whole(self, token: str) -> bool:
+        """Whether the model's tokenizer encodes ``token`` as one token."""
+        found = self._whole.get(token)
+        if found is None:
+            if len(self._whole) >= WHOLE_MEMO:
+                self._whole.clear()
+            found = self._whole[token] = len(self.model.tokenizer.ids(token)) == 1
+        return found
+
+    def for_texts(self, texts: Mapping[tuple[str, ...], str], budget: int = 0) -> HybridView:
         """The index for one request: ``texts`` gives the text behind each term tuple it
-        will be asked about (its subqueries' and the whole query's)."""
-        return HybridView(self, texts)
+        will be asked about (its subqueries' and the whole query's); ``budget``, its recall
+        budget, which sets both lists' depths where they follow it (``depth_floor``)."""
+        depth = max(budget, self.depth_floor)
+        return HybridView(self, texts, (depth, depth) if self.depth_floor
+                          else (self.lexical_depth, self.semantic_depth))
 
     def score(self, terms: Sequence[str]) -> tuple[IntArray, IntArray]:
         raise ConfigError("a hybrid index ranks texts: use for_texts (core.engine does)")
@@ -223,7 +303,9 @@ class HybridView:
 
     index: HybridIndex
     texts: Mapping[tuple[str, ...], str]
+    depths: tuple[int, int]  # the lexical and the semantic list's, for this request
     _seen: dict[tuple[str, ...], tuple[IntArray, ...]] = field(default_factory=dict)
+    _covers: dict[tuple[str, ...], int] = field(default_factory=dict)
     _ranks: dict[tuple[str, ...], tuple[list[int], list[int], list[int]]] = field(
         default_factory=dict)
 
@@ -247,7 +329,11 @@ class HybridView:
             at = bisect_left(listed, o)
             found = at < len(listed) and listed[at] == o
             out.append([lex_ranks[at], sem_ranks[at]] if found else [0, 0])
-        return {"semantic_weight": int(self._fused(key)[4][0]), "ranks": out}
+        account: dict[str, Any] = {"semantic_weight": int(self._fused(key)[4][0])}
+        if key in self._covers:  # an engine whose weight follows the coverage says it
+            account["coverage"] = self._covers[key]
+        account["ranks"] = out
+        return account
 
     def _fused(self, terms: tuple[str, ...]) -> tuple[IntArray, ...]:
         found = self._seen.get(terms)
@@ -256,48 +342,53 @@ class HybridView:
         ix = self.index
         lex = ix.lexical
         plan = lex.plan(terms)  # once, for the lexical list and the confidence rule
-        ords, units = lex.scorer.score_top(plan, ix.lexical_depth) \
-            if terms and ix.lexical_depth else EMPTY
+        ords, units = lex.scorer.score_top(plan, self.depths[0]) \
+            if terms and self.depths[0] else EMPTY
         text = self.texts.get(terms)
-        found = self._one_call(plan, (ords, units), text) or self._steps(plan, (ords, units),
-                                                                         text)
+        weight = ix.semantic_weight
+        if ix.steps and text is not None and ix.tokens is not None:
+            cover = self._covers[terms] = coverage(ix.tokens(text), ix.held_whole)
+            weight = stepped_weight(cover, ix.steps)
+        found = (self._one_call(plan, (ords, units), text, weight)
+                 or self._steps(plan, (ords, units), text, weight))
         self._seen[terms] = found
         return found
 
-    def _one_call(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None
-                  ) -> tuple[IntArray, ...] | None:
+    def _one_call(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None,
+                  weight: int) -> tuple[IntArray, ...] | None:
         """``_steps`` in one compiled call (``semantic.lists.one_call``), or None."""
         ix = self.index
+        lexical_depth, semantic_depth = self.depths
         ids = _NO_IDS
-        if text is not None and ix.semantic_depth and len(ix.vectors) and (
-                ix.semantic_weight or ix.confident_weight):
+        if text is not None and semantic_depth and len(ix.vectors) and (
+                weight or ix.confident_weight):
             ids = np.asarray(ix.model.tokenizer.ids(text), dtype=np.int64)
         sure = (*ix.lexical.scorer.lookup_args(plan), ix.confident_coverage, COVERAGE_BITS) \
             if ix.confident_coverage else None
         done = one_call(
-            candidates, ix.lexical_depth, sure,
+            candidates, lexical_depth, sure,
             (ix.model.table, ids, np.ones(len(ids), np.int64) if ix.weights is None
              else ix.weights[ids]),
-            (ix.vectors, ix.radii, ix.planes, ix.prefilter, ix.semantic_depth),
-            (ix.lexical_weight, ix.semantic_weight, ix.confident_weight, ix.k))
+            (ix.vectors, ix.radii, ix.planes, ix.prefilter, semantic_depth),
+            (ix.lexical_weight, weight, ix.confident_weight, ix.k))
         if done is None:
             return None
         return (*done[:4], np.asarray([done[4]], np.int64))
 
-    def _steps(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None
-               ) -> tuple[IntArray, ...]:
+    def _steps(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None,
+               weight: int) -> tuple[IntArray, ...]:
         """The fused list step by step: the reference ``_one_call`` is held to."""
         ix = self.index
-        lexical = ranked(*candidates, ix.lexical_depth)
-        weight = ix.semantic_weight
+        lexical_depth, semantic_depth = self.depths
+        lexical = ranked(*candidates, lexical_depth)
         if ix.confident_coverage and len(lexical[0]) and self._sure(plan, lexical):
             weight = ix.confident_weight
         semantic = EMPTY
-        if weight and ix.semantic_depth and text is not None and len(ix.vectors):
+        if weight and semantic_depth and text is not None and len(ix.vectors):
             query = query_vector(ix.model, text, ix.weights)
             if query is not None:
                 semantic = semantic_list(ix.vectors, ix.radii, ix.planes, query, ix.prefilter,
-                                         ix.semantic_depth)
+                                         semantic_depth)
         return (*fused(lexical, semantic, ix.lexical_weight, weight, ix.k),
                 np.asarray([weight], np.int64))
 

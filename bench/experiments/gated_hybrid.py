@@ -1,0 +1,134 @@
+"""The hybrid@2 candidate (``GatedHybridProvider``) against bm25@6 and hybrid@1: quality on
+the tuning collections, and its speed.
+
+Run by hand (not a test), from the repository root:
+
+    .venv/bin/python bench/experiments/gated_hybrid.py quality \
+        $(for d in bench/collections/*/; do [ -f $d/qrels/test.tsv ] && echo $d; done) \
+        ../shared/datasets/*/
+    .venv/bin/python bench/experiments/gated_hybrid.py speed bench/data/syn10k bench/data/syn100k
+
+``quality``: per collection nDCG@10, recall@100 and MRR@10 (``--budget``, 100 unless said;
+at 10 the candidate ranks both lists to its depth floor, 50) of bm25@6, hybrid@1 and the
+candidate; each genre's mean (held-out sets apart); the collections where the candidate is
+significantly worse or better (paired t-test, p < 0.05, nDCG@10) than bm25@6 and than
+hybrid@1. ``speed``: microseconds a request (``result_bytes``, best of three passes over 500
+queries, engines alternating in this process) at q3/q8 @10/@100, and each engine's ratio to
+bm25@6's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import orjson  # noqa: E402
+
+from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven.core.analyzer import Analyzer  # noqa: E402
+from rookhaven.core.providers.hybrid import GatedHybridProvider  # noqa: E402
+from rookhaven.corpusfile import load_corpus  # noqa: E402
+from rookhaven.evaluation.beir import collection_genre, load_collection, read_metadata  # noqa: E402
+from rookhaven.evaluation.metrics import ndcg, recall, reciprocal_rank  # noqa: E402
+from rookhaven.evaluation.run import run_collection  # noqa: E402
+from rookhaven.evaluation.significance import paired_p  # noqa: E402
+
+SEED = "rookhaven-default"
+ENGINES = ("bm25@6", "hybrid@1", "candidate")
+METRICS = (("nDCG@10", ndcg, 10), ("R@100", recall, 100), ("MRR@10", reciprocal_rank, 10))
+
+
+def built(documents: object, name: str) -> Retriever:
+    if name != "candidate":
+        return Retriever(documents, name)
+    # hybrid@1's analysis (bm25@6's), the candidate's own defaults for the rest.
+    provider = GatedHybridProvider(analyzer=Analyzer(stemmer="english", split="visible-words"),
+                                   version="2", record_parameters=True)
+    return Retriever(documents, provider)
+
+
+def quality(paths: list[Path], budget: int) -> None:
+    known = read_metadata(ROOT / "bench/collections/shared.json")
+    by_genre: dict[str, list[list[float]]] = {}
+    moved: dict[str, list[str]] = {}
+    print("collection genre queries " + " ".join(
+        f"{e}:{m}" for m, _, _ in METRICS for e in ENGINES), flush=True)
+    for directory in paths:
+        collection = load_collection(directory, max_docs=10**7)
+        qids = sorted(collection.qrels)
+        scores: dict[tuple[str, str], list[float]] = {}
+        for engine in ENGINES:
+            run = run_collection(collection, built(collection.documents, engine),
+                                 budget=budget, seed=SEED).rankings
+            for metric, measure, k in METRICS:
+                scores[engine, metric] = [
+                    measure([d for d, _ in run.get(q, [])], collection.qrels[q], k)
+                    for q in qids]
+        candidate = scores["candidate", "nDCG@10"]
+        for reference in ("bm25@6", "hybrid@1"):
+            base = scores[reference, "nDCG@10"]
+            change = statistics.fmean(candidate) - statistics.fmean(base)
+            if change and paired_p(candidate, base) < 0.05:
+                side = "worse" if change < 0 else "better"
+                moved.setdefault(f"{side} than {reference}", []).append(
+                    f"{directory.name} {change:+.3f}")
+        row = [statistics.fmean(scores[e, m]) for m, _, _ in METRICS for e in ENGINES]
+        genre = collection_genre(directory, known)
+        by_genre.setdefault(genre, []).append(row)
+        print(f"{directory.name} {genre} {len(qids)} " + " ".join(f"{v:.4f}" for v in row),
+              flush=True)
+    for genre, rows in sorted(by_genre.items()):
+        print(f"MEAN {genre} ({len(rows)}) "
+              + " ".join(f"{statistics.fmean(c):.4f}" for c in zip(*rows, strict=True)))
+    for what in ("worse than bm25@6", "better than bm25@6", "worse than hybrid@1",
+                 "better than hybrid@1"):
+        print(f"candidate significantly {what}: {', '.join(moved.get(what, [])) or 'none'}")
+
+
+def speed(corpus: Path) -> None:
+    documents = load_corpus(corpus / "corpus.jsonl", max_docs=10**7)
+    retrievers = {name: built(documents, name) for name in ENGINES}
+    for file in ("q3.jsonl", "q8.jsonl"):
+        texts = [orjson.loads(line)["text"] for line in (corpus / file).read_bytes().splitlines()
+                 if line.strip()][:500]
+        for k in (10, 100):
+            requests = [RetrievalRequest(query=t, recall_budget=k) for t in texts]
+            best = dict.fromkeys(retrievers, float("inf"))
+            for _ in range(3):
+                for name, retriever in retrievers.items():
+                    for request in requests[:50]:
+                        retriever.result_bytes(request)
+                    began = time.perf_counter()
+                    for request in requests:
+                        retriever.result_bytes(request)
+                    best[name] = min(best[name], (time.perf_counter() - began) / len(requests))
+            base = best["bm25@6"]
+            print(f"{corpus.name} {file[:2]}@{k}: " + ", ".join(
+                f"{name} {1e6 * s:.0f} us ({s / base:.2f}x)" for name, s in best.items()),
+                flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    q = sub.add_parser("quality")
+    q.add_argument("collections", nargs="+", type=Path)
+    q.add_argument("--budget", type=int, default=100)
+    s = sub.add_parser("speed")
+    s.add_argument("corpora", nargs="+", type=Path)
+    args = parser.parse_args()
+    if args.mode == "quality":
+        quality(args.collections, args.budget)
+    else:
+        for corpus in args.corpora:
+            speed(corpus)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""The hybrid@2 candidate: a semantic weight that follows the model's coverage of the query,
+and both lists' depths that follow the request's budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rookhaven import Document, RetrievalRequest, Retriever
+from rookhaven.core import compiled
+from rookhaven.core.analyzer import Analyzer
+from rookhaven.core.providers.hybrid import GatedHybridProvider
+from rookhaven.core.semantic.coverage import WHOLE, coverage, stepped_weight
+from rookhaven.embedding import wordllama_files
+from rookhaven.errors import ConfigError
+
+needs_model = pytest.mark.skipif(wordllama_files() is None, reason="wordllama is not installed")
+WORDS = ["crane", "berth", "tide", "vessel", "cargo", "pilot", "harbour", "manifest", "customs",
+         "delay", "weather", "dock", "message", "phone", "alert", "notify", "schedule",
+         "container", "reefer", "gantry", "anmeldung", "liegeplatz", "gezeiten", "zollamt"]
+
+
+def _candidate(**params: object) -> GatedHybridProvider:
+    return GatedHybridProvider(analyzer=Analyzer(stemmer="english", split="visible-words"),
+                               version="2", record_parameters=True, **params)
+
+
+def _docs(count: int) -> list[Document]:
+    rng = np.random.default_rng(5)
+    return [Document(id=f"d{i}", text=" ".join(rng.choice(WORDS, 6))) for i in range(count)]
+
+
+def _one_piece(token: str) -> bool:
+    """A model holding the words of four letters or fewer whole."""
+    return len(token) <= 4
+
+
+def test_coverage_is_the_floored_share_of_tokens_held_whole() -> None:
+    assert coverage(["dock", "tide"], _one_piece) == WHOLE
+    assert coverage(["harbour", "manifest"], _one_piece) == 0
+    assert coverage(["dock", "tide", "harbour"], _one_piece) == 2 * 256 // 3 == 170
+    assert coverage([], _one_piece) == WHOLE  # nothing the model could misread
+
+
+def test_the_weight_is_the_first_step_the_coverage_reaches() -> None:
+    steps = ((192, 51), (160, 25))
+    assert [stepped_weight(c, steps) for c in (256, 192, 191, 160, 159, 0)] == [
+        51, 51, 25, 25, 0, 0]
+    assert stepped_weight(256, ()) == 0
+
+
+def test_depth_floor_and_fixed_depths_are_one_choice_or_the_other() -> None:
+    with pytest.raises(ConfigError, match="depth_floor"):
+        _candidate(lexical_depth=100)
+    with pytest.raises(ConfigError, match="depth_floor"):
+        _candidate(depth_floor=-1)
+    assert _candidate(depth_floor=0, lexical_depth=100, semantic_depth=100).depth_floor == 0
+
+
+@needs_model
+def test_both_depths_follow_the_budget_above_the_floor() -> None:
+    index = Retriever(_docs(60), _candidate()).index
+    assert index.for_texts({}, 10).depths == (50, 50)
+    assert index.for_texts({}, 80).depths == (80, 80)
+    fixed = Retriever(_docs(60), _candidate(depth_floor=0, lexical_depth=30,
+                                            semantic_depth=20)).index
+    assert fixed.for_texts({}, 80).depths == (30, 20)
+
+
+@needs_model
+def test_a_query_the_model_cannot_read_is_served_bm25_6s_ranking_and_says_why() -> None:
+    """Hangul the model reads as byte pieces: coverage 0, no semantic list, so the fused
+    ranking is the lexical list's, bm25@6's own order."""
+    docs = [*_docs(40), Document(id="ko", text="선박 입항 일정 선석 배정"),
+            Document(id="ko2", text="선박 화물 통관 일정")]
+    request = RetrievalRequest(query="선박 입항 일정", recallBudget=5, decompose=False)
+    gated = Retriever(docs, _candidate()).result_data(request)
+    fusion = gated["audit"]["subqueries"][0]["fusion"]
+    assert fusion["coverage"] < 160 and fusion["semantic_weight"] == 0
+    assert all(sem == 0 for _, sem in fusion["ranks"])
+    bm25 = Retriever(docs, "bm25@6").result_data(request)
+    assert [h["id"] for h in gated["hits"]] == [h["id"] for h in bm25["hits"]]
+
+
+@needs_model
+def test_a_query_the_model_reads_whole_keeps_the_full_semantic_weight() -> None:
+    # Words the model holds whole; no document matches both, so the confidence rule (a
+    # rank-1 document matching every query term) leaves the weight as the steps give it.
+    request = RetrievalRequest(query="cargo alert", recallBudget=5, decompose=False)
+    docs = [Document(id="a", text="cargo schedule"), Document(id="b", text="alert the phone"),
+            Document(id="c", text="vessel notify")]
+    fusion = Retriever(docs, _candidate()).result_data(request)["audit"]["subqueries"][0][
+        "fusion"]
+    assert fusion["coverage"] == WHOLE and fusion["semantic_weight"] == 51
+
+
+@needs_model
+def test_half_the_tokens_whole_earn_no_semantic_weight() -> None:
+    request = RetrievalRequest(query="cargo crane", recallBudget=5, decompose=False)
+    docs = [Document(id="a", text="cargo schedule"), Document(id="b", text="crane the phone")]
+    fusion = Retriever(docs, _candidate()).result_data(request)["audit"]["subqueries"][0][
+        "fusion"]
+    assert fusion["coverage"] == 128 and fusion["semantic_weight"] == 0
+
+
+@needs_model
+def test_the_config_records_the_rules_so_an_audit_rebuilds_the_candidate() -> None:
+    config = Retriever(_docs(10), _candidate()).identity.config["params"]
+    fusion = config["fusion"]
+    assert fusion["coverage_steps"] == [[192, 51], [160, 25]]
+    assert fusion["depth_floor"] == 50 and fusion["semantic_prefilter"] == 250
+    assert config["parameters"]["coverage_full"] == 0.75
+
+
+@needs_model
+@pytest.mark.parametrize("params", [{}, {"coverage_half": 0}, {"semantic_prefilter": 20},
+                                    {"depth_floor": 0, "lexical_depth": 0,
+                                     "semantic_depth": 30}])
+def test_the_candidate_ranks_the_same_bytes_on_the_compiled_and_reference_paths(
+        params: dict[str, object]) -> None:
+    docs = _docs(400)
+    queries = ["crane berth tide vessel", "anmeldung liegeplatz gezeiten zollamt",
+               "crane liegeplatz", "alert the phone; gantry", docs[7].text]
+    requests = [RetrievalRequest(query=q, recallBudget=b) for q in queries for b in (3, 60)]
+    live = [Retriever(docs, _candidate(**params)).result_bytes(r) for r in requests]
+    compiled.hold()
+    try:
+        held = [Retriever(docs, _candidate(**params)).result_bytes(r) for r in requests]
+    finally:
+        compiled.release()
+    assert live == held
