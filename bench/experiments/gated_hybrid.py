@@ -22,15 +22,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import orjson  # noqa: E402
+from semantic_cost import timed  # noqa: E402  (this directory: the same timing loop)
 
-from rookhaven import RetrievalRequest, Retriever  # noqa: E402
+from rookhaven import Retriever  # noqa: E402
 from rookhaven.core.analyzer import Analyzer  # noqa: E402
 from rookhaven.core.providers.hybrid import GatedHybridProvider  # noqa: E402
 from rookhaven.corpusfile import load_corpus  # noqa: E402
@@ -93,25 +92,7 @@ def quality(paths: list[Path], budget: int) -> None:
 
 def speed(corpus: Path) -> None:
     documents = load_corpus(corpus / "corpus.jsonl", max_docs=10**7)
-    retrievers = {name: built(documents, name) for name in ENGINES}
-    for file in ("q3.jsonl", "q8.jsonl"):
-        texts = [orjson.loads(line)["text"] for line in (corpus / file).read_bytes().splitlines()
-                 if line.strip()][:500]
-        for k in (10, 100):
-            requests = [RetrievalRequest(query=t, recall_budget=k) for t in texts]
-            best = dict.fromkeys(retrievers, float("inf"))
-            for _ in range(3):
-                for name, retriever in retrievers.items():
-                    for request in requests[:50]:
-                        retriever.result_bytes(request)
-                    began = time.perf_counter()
-                    for request in requests:
-                        retriever.result_bytes(request)
-                    best[name] = min(best[name], (time.perf_counter() - began) / len(requests))
-            base = best["bm25@6"]
-            print(f"{corpus.name} {file[:2]}@{k}: " + ", ".join(
-                f"{name} {1e6 * s:.0f} us ({s / base:.2f}x)" for name, s in best.items()),
-                flush=True)
+    timed(corpus, {name: built(documents, name) for name in ENGINES})
 
 
 def main() -> None:
