@@ -14,15 +14,22 @@ candidate; each genre's mean (held-out sets apart); the collections where the ca
 significantly worse or better (paired t-test, p < 0.05, nDCG@10) than bm25@6 and than
 hybrid@1. ``speed``: microseconds a request (``result_bytes``, best of three passes over 500
 queries, engines alternating in this process) at q3/q8 @10/@100, and each engine's ratio to
-bm25@6's.
+bm25@6's. ``build CORPUS ENGINE``: one engine's build time and this process's peak
+resident memory (run once per engine, each in a process of its own:
+``.venv/bin/python bench/experiments/gated_hybrid.py build bench/data/syn1m candidate``).
+``--set NAME=NUMBER`` (repeatable) gives the candidate a parameter other than its
+default, e.g. ``--set exact_weight=0.25``.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -43,12 +50,15 @@ ENGINES = ("bm25@6", "hybrid@1", "candidate")
 METRICS = (("nDCG@10", ndcg, 10), ("R@100", recall, 100), ("MRR@10", reciprocal_rank, 10))
 
 
+CANDIDATE: dict[str, Any] = {}  # the candidate's parameters beyond its defaults (--set)
+
+
 def built(documents: object, name: str) -> Retriever:
     if name != "candidate":
         return Retriever(documents, name)
     # hybrid@1's analysis (bm25@6's), the candidate's own defaults for the rest.
     provider = GatedHybridProvider(analyzer=Analyzer(stemmer="english", split="visible-words"),
-                                   version="2", record_parameters=True)
+                                   version="2", record_parameters=True, **CANDIDATE)
     return Retriever(documents, provider)
 
 
@@ -95,6 +105,15 @@ def speed(corpus: Path) -> None:
     timed(corpus, {name: built(documents, name) for name in ENGINES})
 
 
+def build(corpus: Path, engine: str) -> None:
+    documents = load_corpus(corpus / "corpus.jsonl", max_docs=10**7)
+    began = time.perf_counter()
+    built(documents, engine)
+    took = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{corpus.name} {engine} {CANDIDATE or ''}: build {took:.1f} s, peak {peak:.0f} MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -103,9 +122,20 @@ def main() -> None:
     q.add_argument("--budget", type=int, default=100)
     s = sub.add_parser("speed")
     s.add_argument("corpora", nargs="+", type=Path)
+    b = sub.add_parser("build")
+    b.add_argument("corpus", type=Path)
+    b.add_argument("engine", choices=ENGINES)
+    for sub_parser in (q, s, b):
+        sub_parser.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+                                help="a candidate parameter, e.g. exact_weight=0.25")
     args = parser.parse_args()
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        CANDIDATE[name] = float(value) if "." in value else int(value)
     if args.mode == "quality":
         quality(args.collections, args.budget)
+    elif args.mode == "build":
+        build(args.corpus, args.engine)
     else:
         for corpus in args.corpora:
             speed(corpus)

@@ -29,6 +29,7 @@ from .corpus import RecordSource
 
 WEIGHT_BITS = 4
 WEIGHT_ONE = 1 << WEIGHT_BITS
+FORM_BITS = 8  # forms of a stem a posting's form byte can name (ADR 0067)
 CHUNK_DOCS = 1 << 13  # documents per chunk (local ordinals fit in uint16); bounds the transients
 BODY = "text"
 
@@ -57,6 +58,12 @@ class InvertedIndex:
     docs: npt.NDArray[np.int32]
     tfs: npt.NDArray[Any]  # uint16 when every count fits, else int32
     lengths: npt.NDArray[np.int64]
+    # Where asked for (ADR 0067): bit i of a posting's byte set where its document holds
+    # the i-th form of the posting's stem, forms numbered in the order the corpus first
+    # shows them (a chunk's new forms in sorted order), the first FORM_BITS; and each
+    # such form's bit, by form.
+    forms: npt.NDArray[np.uint8] | None = None
+    form_bits: Mapping[str, int] | None = None
 
     @property
     def n_docs(self) -> int:
@@ -80,7 +87,8 @@ class InvertedIndex:
 class _Builder:
     """Accumulates one chunk of documents at a time and keeps its per-chunk postings."""
 
-    def __init__(self, analyzer: Analyzer, weights: dict[str, int]) -> None:
+    def __init__(self, analyzer: Analyzer, weights: dict[str, int], forms: bool = False
+                 ) -> None:
         self.analyzer, self.weights = analyzer, weights
         self.stem = analyzer.stem if analyzer.stemmer != "none" else None
         # ASCII text takes the compiled path (core.asciitokens), after the rewrite the
@@ -101,6 +109,12 @@ class _Builder:
         self.local = bytearray()
         self.tf = bytearray()
         self.lengths: list[npt.NDArray[np.int64]] = []
+        # With ``forms``: raw token -> its bit among its stem's forms (-1: none), forms
+        # counted a stem, and every chunk's posting bytes.
+        self.forms = forms
+        self.form_bit: dict[str, int] = {}
+        self.form_count: dict[str, int] = {}
+        self.form_bytes = bytearray()
 
     def _learn(self, tokens: set[str]) -> None:
         """Give provisional ids to tokens not seen before, in sorted order (never set order)."""
@@ -116,6 +130,10 @@ class _Builder:
                 term_of[key] = len(terms)
                 terms.append(key)
             lookup[token] = term_of[key]
+            if self.forms:
+                count = self.form_count.get(key, 0)
+                self.form_count[key] = count + 1
+                self.form_bit[token] = count if count < FORM_BITS else -1
 
     def add_chunk(self, docs: Iterable[Mapping[str, Any]]) -> None:
         """Index one chunk of documents, given as plain records (``fields`` and ``text``).
@@ -146,20 +164,28 @@ class _Builder:
         if self.rewrite is not None:
             plain = list(map(self.rewrite, plain))
         grouped = classes(plain, self.table) if plain else None
+        bits: npt.NDArray[np.int8] | None = None
         if grouped is None:
-            ids, seg_len = self._token_ids(texts)
+            ids, seg_len, bits = self._token_ids(texts)
         else:
             # A string and a lookup per distinct token, not per token. Segments may be
             # counted in any order (a chunk's counts are sums), so the ASCII ones go first.
             names, token_class, ascii_len = grouped
-            rest_ids, rest_len = self._token_ids([t for t, a in zip(texts, ascii_, strict=True)
-                                                  if not a])
+            rest_ids, rest_len, rest_bits = self._token_ids(
+                [t for t, a in zip(texts, ascii_, strict=True) if not a])
             ids = np.concatenate([np.asarray(self._known(names), dtype=np.int32)[token_class],
                                   rest_ids])
+            if rest_bits is not None:
+                bits = np.concatenate([self._bits(names)[token_class], rest_bits])
             seg_len = np.concatenate([ascii_len, rest_len])
             docs_of = np.concatenate([docs_of[ascii_], docs_of[~ascii_]])
             weights_of = np.concatenate([weights_of[ascii_], weights_of[~ascii_]])
-        self._close_chunk(ids, n, docs_of, weights_of, seg_len)
+        self._close_chunk(ids, n, docs_of, weights_of, seg_len, bits)
+
+    def _bits(self, tokens: list[str]) -> npt.NDArray[np.int8]:
+        """Each of ``tokens``' form bit (learnt by ``_known``; -1 for a stop word)."""
+        bit = self.form_bit.get
+        return np.fromiter((bit(t, -1) for t in tokens), dtype=np.int8, count=len(tokens))
 
     def _known(self, tokens: list[str]) -> list[int]:
         """The provisional id of each of ``tokens``, learning the new ones first."""
@@ -169,19 +195,26 @@ class _Builder:
             ids = list(map(self.lookup.get, tokens))
         return cast("list[int]", ids)
 
-    def _token_ids(self, texts: list[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-        """Every token's id, text by text, and each text's token count: the string path."""
+    def _token_ids(self, texts: list[str]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
+                                                    npt.NDArray[np.int8] | None]:
+        """Every token's id, text by text, each text's token count and (with forms) every
+        token's form bit: the string path."""
         found = array("i")
+        bits = array("b")
         seg_len: list[int] = []
         split = self.analyzer.split_tokens
         for text in texts:
             words = split(text)
             found.extend(self._known(words))
+            if self.forms:
+                bits.extend(self._bits(words).tolist())
             seg_len.append(len(words))
-        return np.frombuffer(found, dtype=np.int32), np.asarray(seg_len, dtype=np.int64)
+        return (np.frombuffer(found, dtype=np.int32), np.asarray(seg_len, dtype=np.int64),
+                np.frombuffer(bits, dtype=np.int8) if self.forms else None)
 
     def _close_chunk(self, ids: npt.NDArray[np.int32], n: int, seg_doc: npt.NDArray[Any],
-                     seg_w: npt.NDArray[Any], seg_len: npt.NDArray[Any]) -> None:
+                     seg_w: npt.NDArray[Any], seg_len: npt.NDArray[Any],
+                     bits: npt.NDArray[np.int8] | None = None) -> None:
         doc = np.repeat(seg_doc, seg_len)
         weight = np.repeat(seg_w, seg_len)
         keep = ids >= 0
@@ -194,12 +227,19 @@ class _Builder:
         keys = ids.astype(key_type)
         keys *= key_type(n)
         keys += doc.astype(key_type)
-        if np.all(weight == WEIGHT_ONE):
+        if bits is None and np.all(weight == WEIGHT_ONE):
             uniq, counts = np.unique(keys, return_counts=True)
             tf = counts.astype(np.int32) * WEIGHT_ONE
         else:
             uniq, inverse = np.unique(keys, return_inverse=True)
             tf = np.bincount(inverse, weights=weight).astype(np.int32)
+        if bits is not None:
+            kept = bits[keep]
+            masks = np.zeros(len(uniq), dtype=np.uint8)
+            # OR is order-free: any occurrence of a numbered form sets its bit.
+            np.bitwise_or.at(masks, inverse[kept >= 0],
+                             np.left_shift(1, kept[kept >= 0]).astype(np.uint8))
+            self.form_bytes += masks.data
         # Compact while waiting for layout (every posting is held once, until finish).
         tf_type = np.uint16 if len(tf) == 0 or int(tf.max()) <= 0xFFFF else np.int32
         run_terms, run_lengths = np.unique(uniq // n, return_counts=True)
@@ -253,18 +293,28 @@ class _Builder:
         tfs = np.empty(int(offsets[-1]), dtype=np.int32 if wide else np.uint16)
         self._lay_out(tfs, self.tf, self.tf_types, rank, offsets, ordinals=False)
         self.tf = bytearray()
+        forms = None
+        if self.forms:
+            forms = np.empty(int(offsets[-1]), dtype=np.uint8)
+            self._lay_out(forms, self.form_bytes, [np.uint8] * len(self.runs), rank, offsets,
+                          ordinals=False)
+            self.form_bytes = bytearray()
         lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, np.int64)
         vocabulary = tuple(self.terms[i] for i in order)
         return InvertedIndex(vocabulary=vocabulary, offsets=offsets, docs=docs, tfs=tfs,
-                             lengths=lengths)
+                             lengths=lengths, forms=forms,
+                             form_bits={t: b for t, b in self.form_bit.items() if b >= 0}
+                             if self.forms else None)
 
 
 def build_index(corpus: RecordSource, analyzer: Analyzer,
-                field_weights: Mapping[str, float] | None = None) -> InvertedIndex:
+                field_weights: Mapping[str, float] | None = None, *,
+                forms: bool = False) -> InvertedIndex:
     """Index ``corpus`` (a Corpus or a CorpusStream) with ``analyzer``; field ``text`` is
-    the body, other fields weigh 1.0 unless ``field_weights`` says otherwise."""
+    the body, other fields weigh 1.0 unless ``field_weights`` says otherwise; with
+    ``forms``, each posting's form byte too (ADR 0067)."""
     weights = fixed_weights(field_weights or {})
-    builder = _Builder(analyzer, weights)
+    builder = _Builder(analyzer, weights, forms)
     for chunk in corpus.record_chunks(CHUNK_DOCS):
         builder.add_chunk(chunk)
     return builder.finish()

@@ -9,6 +9,8 @@ import pytest
 from rookhaven import Document, RetrievalRequest, Retriever
 from rookhaven.core import compiled
 from rookhaven.core.analyzer import Analyzer
+from rookhaven.core.corpus import Corpus
+from rookhaven.core.index import FORM_BITS, build_index
 from rookhaven.core.providers.hybrid import GatedHybridProvider
 from rookhaven.core.semantic.coverage import WHOLE, coverage, stepped_weight
 from rookhaven.embedding import wordllama_files
@@ -129,3 +131,67 @@ def test_the_candidate_ranks_the_same_bytes_on_the_compiled_and_reference_paths(
     finally:
         compiled.release()
     assert live == held
+
+
+DEPLOY = [Document(id="a", text="deployment of the service"),
+          Document(id="b", text="deploy the service"),
+          Document(id="c", text="deploying services daily"),
+          Document(id="d", text="weather report")]
+
+
+def test_a_posting_names_which_of_its_stems_forms_the_document_holds() -> None:
+    analyzer = Analyzer(stemmer="english", split="visible-words")
+    index = build_index(Corpus(DEPLOY), analyzer, forms=True)
+    # A chunk's new forms are numbered in sorted order: deploy, deploying, deployment.
+    assert {t: index.form_bits[t] for t in ("deploy", "deploying", "deployment")} == {
+        "deploy": 0, "deploying": 1, "deployment": 2}
+    term = index.term_ids["deploy"]
+    lo, hi = int(index.offsets[term]), int(index.offsets[term + 1])
+    by_doc = dict(zip(index.docs[lo:hi].tolist(), index.forms[lo:hi].tolist(), strict=True))
+    assert by_doc == {0: 0b100, 1: 0b001, 2: 0b010}
+    # The form byte is asked for: the index every released engine builds is unchanged.
+    plain = build_index(Corpus(DEPLOY), analyzer)
+    assert plain.forms is None and plain.form_bits is None
+    assert np.array_equal(plain.docs, index.docs) and np.array_equal(plain.tfs, index.tfs)
+
+
+def test_only_a_stems_first_eight_forms_have_a_bit() -> None:
+    forms = sorted(["connect", "connected", "connecting", "connection", "connections",
+                    "connective", "connectives", "connecter", "connectional", "connects",
+                    "connectivity", "connector", "connectors"])
+    docs = [Document(id=f"d{i}", text=form) for i, form in enumerate(forms)]
+    analyzer = Analyzer(stemmer="english")
+    index = build_index(Corpus(docs), analyzer, forms=True)
+    by_stem: dict[str, list[str]] = {}
+    for form in forms:
+        by_stem.setdefault(analyzer.terms(form)[0], []).append(form)
+    assert max(map(len, by_stem.values())) > FORM_BITS  # the cap is reached
+    for stem_forms in by_stem.values():
+        # One chunk: its forms numbered in sorted order, eight at most a stem.
+        named = stem_forms[:FORM_BITS]
+        assert [index.form_bits.get(f) for f in stem_forms] == [
+            *range(len(named)), *[None] * (len(stem_forms) - len(named))]
+
+
+@needs_model
+def test_a_word_held_in_the_querys_own_form_outranks_a_stem_only_match() -> None:
+    for query, first in (("deploy service", "b"), ("deployment service", "a")):
+        request = RetrievalRequest(query=query, recallBudget=3, decompose=False)
+        exact = Retriever(DEPLOY, _candidate()).result_data(request)
+        assert exact["hits"][0]["id"] == first
+        assert exact["hits"][0]["score"] > exact["hits"][1]["score"]
+        stems = Retriever(DEPLOY, _candidate(exact_weight=0)).result_data(request)
+        assert stems["hits"][0]["score"] == stems["hits"][1]["score"]  # a and b tie
+
+
+@needs_model
+def test_exact_words_count_only_where_the_model_reads_the_query() -> None:
+    """The stemmer is English: where the coverage says the query is not (here two of three
+    words in pieces), a stem-only match weighs as much as the exact word."""
+    request = RetrievalRequest(query="deploy crane berth", recallBudget=3, decompose=False)
+    result = Retriever(DEPLOY, _candidate()).result_data(request)
+    assert result["audit"]["subqueries"][0]["fusion"]["coverage"] < 192
+    assert result["hits"][0]["score"] == result["hits"][1]["score"]
+    everywhere = Retriever(DEPLOY, _candidate(exact_coverage=0)).result_data(request)
+    assert everywhere["hits"][0]["id"] == "b"
+    assert everywhere["hits"][0]["score"] > everywhere["hits"][1]["score"]

@@ -135,8 +135,14 @@ class Bm25Provider:
             config["parameters"] = self.parameters()
         return config
 
+    @property
+    def indexes_forms(self) -> bool:
+        """Whether its index keeps each posting's form byte (ADR 0067): no released bm25."""
+        return False
+
     def build(self, corpus: RecordSource) -> Bm25Index:
-        index = build_index(corpus, self.analyzer, self.field_weights)
+        index = build_index(corpus, self.analyzer, self.field_weights,
+                            forms=self.indexes_forms)
         term_idf = idf_table(index.df(), index.n_docs)
         impacts = term_impacts(index, self.k1, self.b, term_idf)
         # Scoring reads impacts only: release the counts (a third of the index's memory).

@@ -24,8 +24,9 @@ import numpy as np
 
 from ...errors import ConfigError
 from ..corpus import RecordSource
+from ..index import FORM_BITS
 from ..semantic import fusion
-from ..semantic.coverage import coverage, stepped_weight
+from ..semantic.coverage import WHOLE, coverage, stepped_weight
 from ..semantic.lists import EMPTY, fused, one_call, ranked, semantic_list
 from ..semantic.model import StaticModel
 from ..semantic.shelf import SHELF
@@ -165,6 +166,12 @@ class GatedHybridProvider(HybridProvider):
     depth_floor: int = 50
     coverage_full: float = 0.75
     coverage_half: float = 0.625
+    # A query token a document holds in that very form adds this share of its stem's own
+    # impact to the lexical score (ADR 0067); 0: stems alone, as bm25@6. Only where the
+    # (sub)query's coverage reaches exact_coverage: the stemmer is English Snowball, whose
+    # conflations an exact form corrects only in English.
+    exact_weight: float = 0.25
+    exact_coverage: float = 0.75
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -174,6 +181,12 @@ class GatedHybridProvider(HybridProvider):
                               "semantic_depth, not both")
         _fraction("coverage_full", self.coverage_full, COVERAGE_BITS)
         _fraction("coverage_half", self.coverage_half, COVERAGE_BITS)
+        _fraction("exact_weight", self.exact_weight, fusion.WEIGHT_BITS)
+        _fraction("exact_coverage", self.exact_coverage, COVERAGE_BITS)
+
+    @property
+    def indexes_forms(self) -> bool:
+        return self.exact_weight > 0
 
     def _coverage_steps(self) -> tuple[tuple[int, int], ...]:
         full = _fraction("semantic_weight", self.semantic_weight, fusion.WEIGHT_BITS)
@@ -183,7 +196,8 @@ class GatedHybridProvider(HybridProvider):
 
     def parameters(self) -> dict[str, Any]:
         return {**super().parameters(), "depth_floor": self.depth_floor,
-                "coverage_full": self.coverage_full, "coverage_half": self.coverage_half}
+                "coverage_full": self.coverage_full, "coverage_half": self.coverage_half,
+                "exact_weight": self.exact_weight, "exact_coverage": self.exact_coverage}
 
     def config(self) -> dict[str, Any]:
         config = super().config()
@@ -196,13 +210,24 @@ class GatedHybridProvider(HybridProvider):
             "coverage_rule": "the share, in 1/256 floored, of the (sub)query's analyzer "
                              "tokens (stop words included) the model's tokenizer encodes as "
                              "one token (none: 256); the weight of the first step whose "
-                             "floor it reaches, 0 below every floor"}
+                             "floor it reaches, 0 below every floor",
+            "exact_weight": _fraction("exact_weight", self.exact_weight, fusion.WEIGHT_BITS),
+            "exact_coverage": _fraction("exact_coverage", self.exact_coverage, COVERAGE_BITS),
+            "exact_rule": "each distinct (sub)query token, not a stop word, that a lexical "
+                          "candidate holds in that very form (one of its stem's first "
+                          f"{FORM_BITS} forms: numbered chunk by chunk of the corpus, each "
+                          "chunk's new forms in sorted order) adds exact_weight * its "
+                          "stem's impact >> 8 to the candidate's lexical score, where the "
+                          "(sub)query's coverage reaches exact_coverage"}
         return config
 
     def build(self, corpus: RecordSource) -> HybridIndex:  # type: ignore[override]
-        return dataclasses.replace(super().build(corpus), depth_floor=self.depth_floor,
-                                   steps=self._coverage_steps(),
-                                   tokens=self.analyzer.split_tokens)
+        return dataclasses.replace(
+            super().build(corpus), depth_floor=self.depth_floor,
+            steps=self._coverage_steps(), tokens=self.analyzer.split_tokens,
+            exact_weight=_fraction("exact_weight", self.exact_weight, fusion.WEIGHT_BITS),
+            exact_coverage=_fraction("exact_coverage", self.exact_coverage, COVERAGE_BITS),
+            stem=self.analyzer.terms_of)
 
 
 class _Tee:
@@ -271,6 +296,11 @@ class HybridIndex:
     # 1/256, weight) by descending floor; empty: semantic_weight whatever the coverage.
     steps: tuple[tuple[int, int], ...] = ()
     tokens: Callable[[str], list[str]] | None = None  # the analyzer's, for the coverage
+    # Exact words (ADR 0067): the share of a stem's impact a token held in its very form
+    # adds, in 1/256 (0: none); the analyzer's terms of a token list, to find its stem.
+    exact_weight: int = 0
+    exact_coverage: int = 0  # the least coverage (1/256) at which exact words count
+    stem: Callable[[list[str]], list[str]] | None = None
     # Whether the model holds a token whole, by token: a function of the model alone, so
     # remembering it cannot change a weight (cleared when WHOLE_MEMO are held).
     _whole: dict[str, bool] = field(default_factory=dict, init=False, repr=False,
@@ -345,14 +375,41 @@ class HybridView:
         ords, units = lex.scorer.score_top(plan, self.depths[0]) \
             if terms and self.depths[0] else EMPTY
         text = self.texts.get(terms)
-        weight = ix.semantic_weight
-        if ix.steps and text is not None and ix.tokens is not None:
-            cover = self._covers[terms] = coverage(ix.tokens(text), ix.held_whole)
+        tokens = ix.tokens(text) if text is not None and ix.tokens is not None else None
+        weight, cover = ix.semantic_weight, WHOLE
+        if ix.steps and tokens is not None:
+            cover = self._covers[terms] = coverage(tokens, ix.held_whole)
             weight = stepped_weight(cover, ix.steps)
+        if ix.exact_weight and tokens is not None and len(ords) and cover >= ix.exact_coverage:
+            units = units + self._exact(tokens, np.asarray(ords, np.int64))
         found = (self._one_call(plan, (ords, units), text, weight)
                  or self._steps(plan, (ords, units), text, weight))
         self._seen[terms] = found
         return found
+
+    def _exact(self, tokens: list[str], ords: IntArray) -> IntArray:
+        """Each of ``ords``' exact-word bonus: for each distinct one of ``tokens`` with a
+        form bit that the document's posting of its stem has set, exact_weight of that
+        posting's impact (>> 8)."""
+        ix = self.index
+        inverted, impacts = ix.lexical.index, ix.lexical.impacts
+        bits, forms = inverted.form_bits or {}, inverted.forms
+        bonus = np.zeros(len(ords), np.int64)
+        if forms is None or ix.stem is None:
+            return bonus
+        term_ids = inverted.term_ids
+        for token in sorted(set(tokens)):
+            bit = bits.get(token)
+            stems = ix.stem([token]) if bit is not None else []
+            term = term_ids.get(stems[0]) if stems else None
+            if term is None:
+                continue
+            lo, hi = int(inverted.offsets[term]), int(inverted.offsets[term + 1])
+            at = lo + np.minimum(np.searchsorted(inverted.docs[lo:hi], ords), hi - lo - 1)
+            held = (inverted.docs[at] == ords) & (((forms[at] >> bit) & 1) == 1)
+            bonus += np.where(held, (impacts[at].astype(np.int64) * ix.exact_weight)
+                              >> fusion.WEIGHT_BITS, 0)
+        return bonus
 
     def _one_call(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None,
                   weight: int) -> tuple[IntArray, ...] | None:
