@@ -18,7 +18,8 @@ bm25@6's. ``build CORPUS ENGINE``: one engine's build time and this process's pe
 resident memory (run once per engine, each in a process of its own:
 ``.venv/bin/python bench/experiments/gated_hybrid.py build bench/data/syn1m candidate``).
 ``--set NAME=NUMBER`` (repeatable) gives the candidate a parameter other than its
-default, e.g. ``--set exact_weight=0.25``.
+default, e.g. ``--set exact_weight=0.25``; ``speed --variant NAME=NUMBER`` times the
+candidate with that parameter too, in the same run.
 """
 
 from __future__ import annotations
@@ -100,9 +101,21 @@ def quality(paths: list[Path], budget: int) -> None:
         print(f"candidate significantly {what}: {', '.join(moved.get(what, [])) or 'none'}")
 
 
-def speed(corpus: Path) -> None:
+def speed(corpus: Path, variants: list[str]) -> None:
     documents = load_corpus(corpus / "corpus.jsonl", max_docs=10**7)
-    timed(corpus, {name: built(documents, name) for name in ENGINES})
+    retrievers = {name: built(documents, name) for name in ENGINES}
+    base = dict(CANDIDATE)
+    for variant in variants:  # the candidate again, one parameter changed
+        CANDIDATE.update(_setting(variant))
+        retrievers[f"candidate {variant}"] = built(documents, "candidate")
+        CANDIDATE.clear()
+        CANDIDATE.update(base)
+    timed(corpus, retrievers)
+
+
+def _setting(text: str) -> dict[str, Any]:
+    name, _, value = text.partition("=")
+    return {name: float(value) if "." in value else int(value)}
 
 
 def build(corpus: Path, engine: str) -> None:
@@ -122,6 +135,8 @@ def main() -> None:
     q.add_argument("--budget", type=int, default=100)
     s = sub.add_parser("speed")
     s.add_argument("corpora", nargs="+", type=Path)
+    s.add_argument("--variant", action="append", default=[], metavar="NAME=NUMBER",
+                   help="also the candidate with this parameter, timed in the same run")
     b = sub.add_parser("build")
     b.add_argument("corpus", type=Path)
     b.add_argument("engine", choices=ENGINES)
@@ -130,15 +145,14 @@ def main() -> None:
                                 help="a candidate parameter, e.g. exact_weight=0.25")
     args = parser.parse_args()
     for setting in args.set:
-        name, _, value = setting.partition("=")
-        CANDIDATE[name] = float(value) if "." in value else int(value)
+        CANDIDATE.update(_setting(setting))
     if args.mode == "quality":
         quality(args.collections, args.budget)
     elif args.mode == "build":
         build(args.corpus, args.engine)
     else:
         for corpus in args.corpora:
-            speed(corpus)
+            speed(corpus, args.variant)
 
 
 if __name__ == "__main__":

@@ -195,3 +195,25 @@ def test_exact_words_count_only_where_the_model_reads_the_query() -> None:
     everywhere = Retriever(DEPLOY, _candidate(exact_coverage=0)).result_data(request)
     assert everywhere["hits"][0]["id"] == "b"
     assert everywhere["hits"][0]["score"] > everywhere["hits"][1]["score"]
+
+
+def test_the_compiled_exact_bonus_is_the_reference_integers() -> None:
+    from rookhaven.core.providers.exactwords import exact_bonus
+
+    rng = np.random.default_rng(11)
+    lists = [np.unique(rng.integers(0, 500, size=rng.integers(1, 200))) for _ in range(30)]
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
+    docs = np.concatenate(lists).astype(np.int32)
+    forms = rng.integers(0, 256, size=len(docs)).astype(np.uint8)
+    impacts = rng.integers(1, 1 << 20, size=len(docs)).astype(np.int32)
+    terms = rng.integers(0, 30, size=6).astype(np.int64)
+    bits = rng.integers(0, 8, size=6).astype(np.int64)
+    ords = np.unique(rng.integers(0, 520, size=120)).astype(np.int64)
+    args = (offsets, docs, forms, impacts, terms, bits, ords, 64, 8)
+    live = exact_bonus(*args)
+    compiled.hold()
+    try:
+        held = exact_bonus(*args)
+    finally:
+        compiled.release()
+    assert np.array_equal(live, held) and live.any()

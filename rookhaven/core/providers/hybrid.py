@@ -40,6 +40,7 @@ from ..semantic.vectors import (
 )
 from .base import IntArray
 from .bm25 import Bm25Index, Bm25Provider, _fraction
+from .exactwords import exact_bonus
 from .scoring import Plan
 
 _NO_IDS = np.zeros(0, np.int64)
@@ -305,6 +306,23 @@ class HybridIndex:
     # remembering it cannot change a weight (cleared when WHOLE_MEMO are held).
     _whole: dict[str, bool] = field(default_factory=dict, init=False, repr=False,
                                     compare=False)
+    # A token's stem and form bit (``exact_term``): a function of the index alone.
+    _exact_terms: dict[str, tuple[int, int] | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+
+    def exact_term(self, token: str) -> tuple[int, int] | None:
+        """``token``'s stem's term id and its form's bit, or None where it has no bit."""
+        memo = self._exact_terms
+        if token in memo:
+            return memo[token]
+        inverted = self.lexical.index
+        bit = (inverted.form_bits or {}).get(token)
+        stems = self.stem([token]) if bit is not None and self.stem is not None else []
+        term = inverted.term_ids.get(stems[0]) if stems else None
+        if len(memo) >= WHOLE_MEMO:
+            memo.clear()
+        found = memo[token] = None if term is None or bit is None else (term, bit)
+        return found
 
     def held_whole(self, token: str) -> bool:
         """Whether the model's tokenizer encodes ``token`` as one token."""
@@ -392,24 +410,14 @@ class HybridView:
         form bit that the document's posting of its stem has set, exact_weight of that
         posting's impact (>> 8)."""
         ix = self.index
-        inverted, impacts = ix.lexical.index, ix.lexical.impacts
-        bits, forms = inverted.form_bits or {}, inverted.forms
-        bonus = np.zeros(len(ords), np.int64)
-        if forms is None or ix.stem is None:
-            return bonus
-        term_ids = inverted.term_ids
-        for token in sorted(set(tokens)):
-            bit = bits.get(token)
-            stems = ix.stem([token]) if bit is not None else []
-            term = term_ids.get(stems[0]) if stems else None
-            if term is None:
-                continue
-            lo, hi = int(inverted.offsets[term]), int(inverted.offsets[term + 1])
-            at = lo + np.minimum(np.searchsorted(inverted.docs[lo:hi], ords), hi - lo - 1)
-            held = (inverted.docs[at] == ords) & (((forms[at] >> bit) & 1) == 1)
-            bonus += np.where(held, (impacts[at].astype(np.int64) * ix.exact_weight)
-                              >> fusion.WEIGHT_BITS, 0)
-        return bonus
+        inverted = ix.lexical.index
+        if inverted.forms is None:
+            return np.zeros(len(ords), np.int64)
+        named = [found for found in map(ix.exact_term, sorted(set(tokens))) if found]
+        return exact_bonus(inverted.offsets, inverted.docs, inverted.forms, ix.lexical.impacts,
+                           np.asarray([t for t, _ in named], np.int64),
+                           np.asarray([b for _, b in named], np.int64), ords,
+                           ix.exact_weight, fusion.WEIGHT_BITS)
 
     def _one_call(self, plan: Plan, candidates: tuple[IntArray, IntArray], text: str | None,
                   weight: int) -> tuple[IntArray, ...] | None:
