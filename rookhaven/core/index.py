@@ -59,9 +59,10 @@ class InvertedIndex:
     tfs: npt.NDArray[Any]  # uint16 when every count fits, else int32
     lengths: npt.NDArray[np.int64]
     # Where asked for (ADR 0067): bit i of a posting's byte set where its document holds
-    # the i-th form of the posting's stem, forms numbered in the order the corpus first
-    # shows them (a chunk's new forms in sorted order), the first FORM_BITS; and each
-    # such form's bit, by form.
+    # the i-th form of the posting's stem, forms numbered in the order the build first
+    # learns them (chunk by chunk; in a chunk, the texts with characters outside ASCII
+    # first, each text's new tokens sorted, then the ASCII texts' new tokens sorted), the
+    # first FORM_BITS; and each such form's bit, by form.
     forms: npt.NDArray[np.uint8] | None = None
     form_bits: Mapping[str, int] | None = None
 

@@ -142,7 +142,8 @@ DEPLOY = [Document(id="a", text="deployment of the service"),
 def test_a_posting_names_which_of_its_stems_forms_the_document_holds() -> None:
     analyzer = Analyzer(stemmer="english", split="visible-words")
     index = build_index(Corpus(DEPLOY), analyzer, forms=True)
-    # A chunk's new forms are numbered in sorted order: deploy, deploying, deployment.
+    # One chunk of ASCII texts: its new forms numbered in sorted order (deploy, deploying,
+    # deployment).
     assert {t: index.form_bits[t] for t in ("deploy", "deploying", "deployment")} == {
         "deploy": 0, "deploying": 1, "deployment": 2}
     term = index.term_ids["deploy"]
@@ -167,7 +168,7 @@ def test_only_a_stems_first_eight_forms_have_a_bit() -> None:
         by_stem.setdefault(analyzer.terms(form)[0], []).append(form)
     assert max(map(len, by_stem.values())) > FORM_BITS  # the cap is reached
     for stem_forms in by_stem.values():
-        # One chunk: its forms numbered in sorted order, eight at most a stem.
+        # One chunk of ASCII texts: its forms numbered in sorted order, eight at most a stem.
         named = stem_forms[:FORM_BITS]
         assert [index.form_bits.get(f) for f in stem_forms] == [
             *range(len(named)), *[None] * (len(stem_forms) - len(named))]
@@ -217,3 +218,25 @@ def test_the_compiled_exact_bonus_is_the_reference_integers() -> None:
     finally:
         compiled.release()
     assert np.array_equal(live, held) and live.any()
+
+
+def test_every_posting_byte_names_exactly_the_numbered_forms_its_document_holds() -> None:
+    """ASCII and non-ASCII texts, fields and body, over several chunks' worth of learning."""
+    analyzer = Analyzer(stemmer="english", split="visible-words")
+    rng = np.random.default_rng(8)
+    words = ["Straße", "Straßen", "deploy", "deployed", "deploying", "deployment", "Ünit",
+             "ünits", "connect", "connected", "connection", "café", "cafés", "berth"]
+    # Ids that sort as they are listed: a corpus orders its documents by id.
+    docs = [Document(id=f"d{i:03d}", text=" ".join(rng.choice(words, 4)),
+                     fields={"title": str(rng.choice(words))} if i % 3 == 0 else {})
+            for i in range(300)]
+    index = build_index(Corpus(docs), analyzer, forms=True)
+    assert index.forms is not None and index.form_bits is not None
+    held = [set(analyzer.split_tokens(" ".join([*(d.fields or {}).values(), d.text])))
+            for d in docs]
+    for term, stem in enumerate(index.vocabulary):
+        named = {f: b for f, b in index.form_bits.items() if analyzer.terms_of([f]) == [stem]}
+        lo, hi = int(index.offsets[term]), int(index.offsets[term + 1])
+        for doc, byte in zip(index.docs[lo:hi].tolist(), index.forms[lo:hi].tolist(),
+                             strict=True):
+            assert byte == sum(1 << b for f, b in named.items() if f in held[doc])

@@ -216,8 +216,8 @@ class GatedHybridProvider(HybridProvider):
             "exact_coverage": _fraction("exact_coverage", self.exact_coverage, COVERAGE_BITS),
             "exact_rule": "each distinct (sub)query token, not a stop word, that a lexical "
                           "candidate holds in that very form (one of its stem's first "
-                          f"{FORM_BITS} forms: numbered chunk by chunk of the corpus, each "
-                          "chunk's new forms in sorted order) adds exact_weight * its "
+                          f"{FORM_BITS} forms, numbered in the order the index build first "
+                          "learns them, chunk by chunk of the corpus) adds exact_weight * its "
                           "stem's impact >> 8 to the candidate's lexical score, where the "
                           "(sub)query's coverage reaches exact_coverage"}
         return config
