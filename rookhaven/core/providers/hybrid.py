@@ -8,8 +8,9 @@ already sure (a best-scoring document matches at least ``confident_coverage`` of
 query's distinct terms), the semantic list weighs ``confident_semantic_weight`` instead.
 Document vectors are built in the index pass; the model is the one whose vector table's
 sha256 the config records (ADR 0044). ``GatedHybridProvider``, the candidate for hybrid@2
-(not released), ties both depths to the request's budget and weighs the semantic list by
-how much of the (sub)query the model reads whole (ADRs 0056, 0059).
+(not released), ties both depths to the request's budget, weighs the semantic list by how
+much of the (sub)query the model reads whole (ADRs 0056, 0059, 0066) and ranks a word held
+in the query's own form above a stem-only match (ADR 0067).
 """
 
 from __future__ import annotations
@@ -159,7 +160,9 @@ class GatedHybridProvider(HybridProvider):
     """The hybrid fusion with both lists ranked to max(recall budget, ``depth_floor``) and
     the semantic list weighed by the (sub)query's coverage: ``semantic_weight`` from
     ``coverage_full`` of its tokens held whole by the model, half of it from
-    ``coverage_half``, none below (0 turns a step off). The candidate for hybrid@2."""
+    ``coverage_half``, none below (0 turns a step off); where the coverage reaches
+    ``exact_coverage``, a lexical candidate holding a query token in that very form gains
+    ``exact_weight`` of its stem posting's impact. The candidate for hybrid@2."""
 
     semantic_prefilter: int = 250
     lexical_depth: int = 0  # fixed depths, for a depth_floor of 0
