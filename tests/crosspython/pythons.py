@@ -88,3 +88,10 @@ def venv_python(python: str) -> str:
                     f"printf '%s\\n' {' '.join(repr(d) for d in RUNTIME_DEPS)} > {stamp}")
         stamp.write_text(wanted)
     return str(bin_python)
+
+
+def run_script(python: str, script: str) -> str:
+    """What ``script`` prints when ``python`` runs it from the repository's root."""
+    return subprocess.run([python, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
+                          check=True, timeout=300).stdout

@@ -3,16 +3,11 @@ coverage rule, form bytes and exact-word bonus read no table of the interpreter'
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.crosspython.pythons import other_cpython_venv
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.crosspython.pythons import other_cpython_venv, run_script
 
 # The golden cases' corpora and requests, at their budgets and at 60 (depths past the floor),
 # answered by the candidate: one digest over every result's bytes.
@@ -38,12 +33,6 @@ print(len(CASES), digest.hexdigest())
 """
 
 
-def _run(python: str) -> str:
-    return subprocess.run([python, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
-                          check=True, timeout=300).stdout
-
-
 @pytest.mark.slow
 def test_the_hybrid_2_candidate_gives_the_same_bytes_under_another_cpython() -> None:
-    assert _run(other_cpython_venv()) == _run(sys.executable)
+    assert run_script(other_cpython_venv(), SCRIPT) == run_script(sys.executable, SCRIPT)

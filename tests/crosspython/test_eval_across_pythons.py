@@ -4,16 +4,11 @@ floats, so a mean summed with it differed in its last digits between 3.11 and 3.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.crosspython.pythons import other_cpython_venv
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.crosspython.pythons import other_cpython_venv, run_script
 
 # Many judged queries, rankings drawn by a fixed generator: nDCG values whose naive and
 # compensated sums differ, then their means per "collection" and over collections.
@@ -34,12 +29,6 @@ print(repr(_means(cells, ["a", "b", "c"], ["e"], ["ndcg@10"])), repr(cells))
 """
 
 
-def _run(python: str) -> str:
-    return subprocess.run([python, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
-                          check=True, timeout=300).stdout
-
-
 @pytest.mark.slow
 def test_metric_means_are_the_same_bytes_under_another_cpython() -> None:
-    assert _run(other_cpython_venv()) == _run(sys.executable)
+    assert run_script(other_cpython_venv(), SCRIPT) == run_script(sys.executable, SCRIPT)
